@@ -1,0 +1,79 @@
+# syntax=docker/dockerfile:1
+#
+# One image for all five roles of the permit determination API.
+#
+# Role selection: the image's default command starts the gateway. Every other role is
+# started by overriding the command with the matching root package.json script, as
+# docker-compose.yml does:
+#
+#   docker run IMAGE                                   -> npm run start:gateway
+#   docker run IMAGE npm run start:stormwater          -> stormwater service
+#   (likewise start:nwp, start:entitlement, start:ratelimit)
+#
+# `npm start` is deliberately never used in containers: its prestart hook rebuilds.
+# Health: `node deploy/healthcheck.mjs <role>` (gateway: GET /readyz; services: gRPC
+# health Check over Connect JSON); compose passes the role explicitly.
+
+############################ build stage ############################
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+
+# Manifests first so the dependency layer is cached across source-only changes.
+COPY package.json package-lock.json ./
+COPY proto/package.json proto/
+COPY services/common/package.json services/common/
+COPY services/stormwater/package.json services/stormwater/
+COPY services/nwp/package.json services/nwp/
+COPY services/entitlement/package.json services/entitlement/
+COPY services/ratelimit/package.json services/ratelimit/
+COPY gateway/package.json gateway/
+RUN npm ci --no-audit --no-fund
+
+COPY . .
+# tsc -b compiles every workspace to its dist/; then drop dev dependencies.
+# data/ is created if absent so the runtime COPY below never fails on an empty checkout.
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && mkdir -p data
+
+############################ runtime stage ##########################
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false
+WORKDIR /app
+
+# Root manifest (holds the start:<role> scripts) and production node_modules.
+# node_modules/@permits/* are workspace symlinks, resolved by the same paths below.
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/node_modules ./node_modules
+
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/services/common/package.json services/common/
+COPY --from=build /app/services/common/dist services/common/dist
+COPY --from=build /app/services/stormwater/package.json services/stormwater/
+COPY --from=build /app/services/stormwater/dist services/stormwater/dist
+COPY --from=build /app/services/nwp/package.json services/nwp/
+COPY --from=build /app/services/nwp/dist services/nwp/dist
+COPY --from=build /app/services/entitlement/package.json services/entitlement/
+COPY --from=build /app/services/entitlement/dist services/entitlement/dist
+COPY --from=build /app/services/ratelimit/package.json services/ratelimit/
+COPY --from=build /app/services/ratelimit/dist services/ratelimit/dist
+COPY --from=build /app/gateway/package.json gateway/
+COPY --from=build /app/gateway/dist gateway/dist
+
+# Read-only reference data (services resolve it as /app/data; DATA_DIR overrides).
+COPY --from=build /app/data ./data
+COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
+
+# Non-root: the node user (uid 1000) ships with the base image. Application files stay
+# root-owned (read-only to the process); only STATE_DIR, when used, needs to be writable.
+RUN mkdir -p /app/.state && chown node:node /app/.state
+USER node
+
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "deploy/healthcheck.mjs", "gateway"]
+CMD ["npm", "run", "start:gateway"]

@@ -1,0 +1,133 @@
+// The Fastify gateway: shared HTTP plumbing, then one plugin per surface. It holds no domain
+// logic: it parses public JSON, calls the services and writes each surface's envelope.
+import fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import cors from "@fastify/cors";
+import type { Clock } from "@permits/common/clock";
+import type { Logger } from "@permits/common/logger";
+import type { ServiceClients } from "./clients.js";
+import type { GatewayConfig } from "./config.js";
+import { Problem, toProblem, type Surface } from "./http/problems.js";
+import { requestIdFor } from "./http/request-id.js";
+import { registerRoutes, type RouteSpec } from "./http/route-table.js";
+import { accessControl } from "./http/access.js";
+import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
+import { nwpRoutes } from "./surfaces/nwp/routes.js";
+import { metaRoutes } from "./surfaces/meta/routes.js";
+
+export interface AppDeps {
+  clients: ServiceClients;
+  config: GatewayConfig;
+  logger: Logger;
+  clock: Clock;
+  /** Readiness of every dependency, for GET /readyz. */
+  ready: () => Promise<Record<string, boolean>>;
+}
+
+/** Headers a browser may read: every rate, quota, tier and request-id header. */
+export const EXPOSED_HEADERS = [
+  "X-Request-Id",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "X-Quota-Limit",
+  "X-Quota-Used",
+  "X-Quota-Remaining",
+  "X-Service-Tier",
+  "RateLimit-Policy",
+  "RateLimit",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "ETag",
+  "Allow",
+];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    genReqId: requestIdFor,
+    requestIdLogLabel: "requestId",
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Any declared content type is read as JSON: clients that send text/plain or form encoding
+  // get a precise invalid_json instead of a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
+    if (body === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new Error("invalid json"), { code: "FST_ERR_CTP_INVALID_JSON_BODY", statusCode: 400 }), undefined);
+    }
+  });
+
+  await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id"], maxAge: 600 });
+
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    // One structured line per request; the key headers are never part of it.
+    req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "request");
+  });
+
+  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps)];
+  const allRoutes = [...routes, ...metaRoutes(deps, routes)];
+  app.register(accessControl, deps);
+  registerRoutes(app, allRoutes);
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_req, reply) => {
+    const checks = await deps.ready();
+    const ok = Object.values(checks).every(Boolean);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? "ready" : "not_ready", checks });
+  });
+
+  const endpoints = allRoutes.map((r) => `${r.method} ${r.url}`);
+  app.setNotFoundHandler(async (req, reply) => {
+    const p = new Problem("not_found", `No endpoint at ${req.method} ${req.url.split("?")[0]}.`, {
+      details: { endpoints },
+      knownValues: { endpoint: endpoints },
+    });
+    return sendProblem(req, reply, p, surfaceOfPath(req.url));
+  });
+
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const surface = req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
+    return sendProblem(req, reply, problemOf(err, config.BODY_LIMIT_BYTES), surface, err);
+  });
+
+  return app;
+}
+
+/** Fastify's own errors (body parsing and limits) in the contract's terms. */
+function problemOf(err: FastifyError, bodyLimit: number): Problem {
+  switch (err.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new Problem("invalid_json", "The request body is not valid JSON.");
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new Problem("payload_too_large", `The request body exceeds the limit of ${bodyLimit} bytes.`, { details: { limit_bytes: bodyLimit } });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new Problem("unsupported_media_type", "Send the request body as application/json.");
+  }
+  return toProblem(err);
+}
+
+/** Writes a Problem in the surface's vocabulary; the cause of an internal one is logged, never sent. */
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, p: Problem, surface: Surface, cause?: unknown) {
+  if (p.kind === "internal") req.log.error({ err: cause }, "internal error");
+  for (const [k, v] of Object.entries(p.extra.headers ?? {})) reply.header(k, v);
+  return reply.code(p.status(surface)).type("application/json; charset=utf-8").send(p.body(surface, req.id));
+}
+
+// Paths of document 2; everything else speaks document 1, the common vocabulary.
+const NWP_PATHS = /^\/api\/v1\/(determine\/(nwp|batch)|nwp|district|state|activity)(\/|$|\?)/;
+export function surfaceOfPath(url: string): Surface {
+  return NWP_PATHS.test(url) || url.startsWith("/recover") ? "nwp" : "stormwater";
+}

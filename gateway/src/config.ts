@@ -1,0 +1,33 @@
+import { host, optionalUrl, port, positiveInt, readEnv, str } from "@permits/common/config";
+import { makeValidator } from "envalid";
+
+/** Fastify's trustProxy: off, true, or a comma-separated list of proxy addresses or CIDRs. */
+const trustProxy = makeValidator<boolean | string[]>((input) => {
+  const v = input.trim().toLowerCase();
+  if (v === "false" || v === "0") return false;
+  if (v === "true" || v === "1") return true;
+  const list = input.split(",").map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((s) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s))) throw new Error("must be true, false, or a comma-separated list of IP addresses or CIDRs");
+  return list;
+});
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+  return readEnv(
+    {
+      HOST: host({ default: "127.0.0.1", desc: "Address the gateway listens on." }),
+      PORT: port({ default: 8080, desc: "Port the gateway listens on." }),
+      LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+      BODY_LIMIT_BYTES: positiveInt({ default: 65536, desc: "Largest accepted request body." }),
+      TRUST_PROXY: trustProxy({ default: false, desc: "Take the client address from X-Forwarded-For set by these proxies." }),
+      RPC_TIMEOUT_MS: positiveInt({ default: 5000, desc: "Deadline of each call to a remote service." }),
+      STORMWATER_URL: optionalUrl({ default: undefined }),
+      NWP_URL: optionalUrl({ default: undefined }),
+      ENTITLEMENT_URL: optionalUrl({ default: undefined }),
+      RATELIMIT_URL: optionalUrl({ default: undefined }),
+      REDIS_URL: optionalUrl({ default: undefined }),
+    },
+    env,
+  );
+}
+
+export type GatewayConfig = ReturnType<typeof readGatewayConfig>;

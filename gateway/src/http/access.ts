@@ -1,0 +1,121 @@
+// Who is calling and whether they may: the entitlement service names the principal, then the
+// ratelimit service makes one atomic decision over every window of the principal's tier.
+// Runs in onRequest, before the body is read, so a refused call costs almost nothing.
+import fp from "fastify-plugin";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
+import { Tier, TierSchema, type Principal } from "@permits/proto/entitlement/v1/entitlement";
+import type { DecideResponse, WindowStatus } from "@permits/proto/ratelimit/v1/ratelimit";
+import type { AppDeps } from "../app.js";
+import { enumWord } from "./public-json.js";
+import { Problem, toProblem, type Surface } from "./problems.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Only these tiers may call the route (document 2's batch: Pro only). */
+    tiers?: Tier[];
+    /** The route meters itself later (an idempotent replay must not be charged). */
+    deferMetering?: boolean;
+  }
+}
+
+const SURFACES: Record<Surface, SurfaceEnum> = { stormwater: SurfaceEnum.STORMWATER, nwp: SurfaceEnum.NWP };
+
+export function tierWord(tier: Tier): string {
+  return enumWord(TierSchema, tier, "snake") ?? "anonymous";
+}
+
+/** `Authorization: Bearer <key>` or `x-api-key` (header names are case-insensitive in Node). */
+export function apiKeyOf(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === "string") {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  const key = req.headers["x-api-key"];
+  if (typeof key === "string" && key.trim() !== "") return key.trim();
+  return undefined;
+}
+
+export const accessControl = fp<AppDeps>(async (app, deps) => {
+  const { entitlement, ratelimit } = deps.clients;
+  app.decorateRequest("principal", null);
+
+  app.addHook("onRequest", async (req, reply) => {
+    const cfg = req.routeOptions.config;
+    if (!cfg?.metered || !cfg.surface) return;
+    const surface = cfg.surface;
+    const apiKey = apiKeyOf(req);
+    let principal: Principal | undefined;
+    try {
+      principal = (await entitlement.authenticate({ surface: SURFACES[surface], apiKey, clientIp: req.ip })).principal;
+    } catch (e) {
+      throw authProblem(e, apiKey !== undefined);
+    }
+    if (!principal) throw new Problem("internal", "The caller could not be identified.");
+    req.principal = principal;
+    if (surface === "nwp") reply.header("x-service-tier", tierWord(principal.tier));
+    if (cfg.tiers && !cfg.tiers.includes(principal.tier)) {
+      throw new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. See /api/v1/pricing.`);
+    }
+    if (!cfg.deferMetering) await meter(deps, req, reply);
+  });
+});
+
+function authProblem(e: unknown, keySent: boolean): Problem {
+  if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
+    return keySent
+      ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
+      : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
+  }
+  if (e instanceof ConnectError && e.code === Code.Unavailable) {
+    const retry = e.metadata.get("retry-after") ?? "5";
+    return new Problem("entitlement_check_unavailable", `The subscription check could not reach the payment provider. This is temporary and says nothing about the subscription: retry in ${retry} seconds.`, {
+      status: 503,
+      headers: { "retry-after": retry },
+    });
+  }
+  return toProblem(e);
+}
+
+/** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */
+export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, cost = 1): Promise<DecideResponse> {
+  const principal = req.principal!;
+  const surface = req.routeOptions.config.surface!;
+  const policy = `${surface}.${tierWord(principal.tier)}`;
+  const decision = await deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost });
+  writeLimitHeaders(reply, decision.windows, decision.bindingWindow, principal.billable, deps.clock.now());
+  if (!decision.allowed) {
+    const w = decision.windows[decision.bindingWindow];
+    const retry = Math.max(1, decision.retryAfterSeconds);
+    reply.header("retry-after", String(retry));
+    throw new Problem("rate_limited", `Rate limit reached: ${w.limit} requests per ${w.name}${w.quota ? " (the plan's monthly ceiling; no overage is billed)" : ""}. Retry after ${retry} seconds.`, {
+      details: { retry_after_seconds: retry, limit: w.limit, window_seconds: w.windowSeconds, upgrade_url: "/api/v1/pricing" },
+    });
+  }
+  return decision;
+}
+
+export function writeLimitHeaders(reply: FastifyReply, windows: WindowStatus[], binding: number, billable: boolean, nowMs: number): void {
+  const w = windows[binding];
+  if (!w) return;
+  reply.header("x-ratelimit-limit", String(w.limit));
+  reply.header("x-ratelimit-remaining", String(w.remaining));
+  reply.header("x-ratelimit-reset", String(w.resetAt));
+  const nowS = Math.floor(nowMs / 1000);
+  // IETF draft fields beside the X- ones: every policy, and the state of the binding one.
+  reply.header("ratelimit-policy", windows.map((x) => `"${x.name}";q=${x.limit};w=${x.windowSeconds}`).join(", "));
+  reply.header("ratelimit", `"${w.name}";r=${w.remaining};t=${Math.max(0, w.resetAt - nowS)}`);
+  if (billable) {
+    const q = windows.find((x) => x.quota);
+    if (q) {
+      reply.header("x-quota-limit", String(q.limit));
+      reply.header("x-quota-used", String(q.used));
+      reply.header("x-quota-remaining", String(q.remaining));
+    }
+  }
+}

@@ -1,0 +1,150 @@
+// The one catalogue of public errors, and the one place where internal ConnectErrors become
+// them. A route belongs to a surface, and the surface decides the vocabulary:
+//   document 1 (stormwater): { error: { code, message, details? }, request_id }
+//   document 2 (nwp):        { error: { code, message, fields?, knownValues?, docs?, requestId } }
+import { Code, ConnectError } from "@connectrpc/connect";
+import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/common/errors";
+
+export type Surface = "stormwater" | "nwp";
+
+/** What went wrong, independent of vocabulary. Each kind has one status and one code per surface. */
+export type ProblemKind =
+  | "invalid_request"
+  | "unknown_value"
+  | "invalid_json"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "upgrade_required"
+  | "batch_too_large"
+  | "rate_limited"
+  | "entitlement_check_unavailable"
+  | "idempotency_conflict"
+  | "internal";
+
+const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; stormwater: string; nwp: string }> = {
+  invalid_request: { status: 400, stormwater: "invalid_request", nwp: "invalid_request" },
+  // Document 2 answers a well-formed but unknown identifier with 422 and the valid values.
+  unknown_value: { status: 400, nwpStatus: 422, stormwater: "invalid_request", nwp: "invalid_request" },
+  invalid_json: { status: 400, stormwater: "invalid_json", nwp: "malformed_json" },
+  // Document 1 has one code for any bad key; document 2 tells a missing key from a bad one.
+  missing_api_key: { status: 401, stormwater: "unauthorized", nwp: "missing_api_key" },
+  invalid_api_key: { status: 401, stormwater: "unauthorized", nwp: "invalid_api_key" },
+  not_found: { status: 404, stormwater: "not_found", nwp: "not_found" },
+  method_not_allowed: { status: 405, stormwater: "method_not_allowed", nwp: "method_not_allowed" },
+  payload_too_large: { status: 413, stormwater: "payload_too_large", nwp: "payload_too_large" },
+  unsupported_media_type: { status: 415, stormwater: "invalid_request", nwp: "invalid_request" },
+  upgrade_required: { status: 403, stormwater: "upgrade_required", nwp: "upgrade_required" },
+  batch_too_large: { status: 400, stormwater: "invalid_request", nwp: "batch_too_large" },
+  rate_limited: { status: 429, stormwater: "rate_limited", nwp: "rate_limit_exceeded" },
+  entitlement_check_unavailable: { status: 503, stormwater: "internal", nwp: "entitlement_check_unavailable" },
+  idempotency_conflict: { status: 409, stormwater: "invalid_request", nwp: "invalid_request" },
+  internal: { status: 500, stormwater: "internal", nwp: "internal_error" },
+};
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class Problem extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    message: string,
+    readonly extra: {
+      /** Document 1 `details`. */
+      details?: Record<string, unknown>;
+      /** Document 2 `fields` and `knownValues`. */
+      fields?: FieldError[];
+      knownValues?: Record<string, unknown[]>;
+      headers?: Record<string, string>;
+      /** Overrides the catalogue status (a 503 that is `internal` on document 1, say). */
+      status?: number;
+    } = {},
+  ) {
+    super(message);
+  }
+
+  status(surface: Surface): number {
+    const entry = catalogue[this.kind];
+    return this.extra.status ?? (surface === "nwp" ? (entry.nwpStatus ?? entry.status) : entry.status);
+  }
+
+  code(surface: Surface): string {
+    return catalogue[this.kind][surface];
+  }
+
+  body(surface: Surface, requestId: string): unknown {
+    const code = this.code(surface);
+    if (surface === "stormwater") {
+      return { error: { code, message: this.message, ...(this.extra.details ? { details: this.extra.details } : {}) }, request_id: requestId };
+    }
+    return {
+      error: {
+        code,
+        message: this.message,
+        ...(this.extra.fields?.length ? { fields: this.extra.fields } : {}),
+        ...(this.extra.knownValues && Object.keys(this.extra.knownValues).length ? { knownValues: this.extra.knownValues } : {}),
+        docs: `/api/openapi#/components/responses/${code}`,
+        requestId,
+      },
+    };
+  }
+}
+
+/** Any error to a Problem. Unexpected errors become `internal`, and their text stays out. */
+export function toProblem(err: unknown): Problem {
+  if (err instanceof Problem) return err;
+  if (!(err instanceof ConnectError)) return new Problem("internal", "An unexpected error occurred. It is safe to retry; quote the request id.");
+  switch (err.code) {
+    case Code.InvalidArgument:
+      return fromBadRequest(err);
+    case Code.NotFound: {
+      const nf = resourceNotFoundOf(err);
+      return new Problem("not_found", err.rawMessage, {
+        details: nf ? { resource: nf.resource, valid_values: nf.validValues } : undefined,
+        knownValues: nf ? { [nf.resource]: nf.validValues } : undefined,
+      });
+    }
+    case Code.Unauthenticated:
+      return new Problem("invalid_api_key", "The API key is not valid.");
+    case Code.PermissionDenied:
+      return new Problem("upgrade_required", err.rawMessage);
+    case Code.Unavailable:
+    case Code.DeadlineExceeded: {
+      const retry = err.metadata.get("retry-after") ?? "1";
+      return new Problem("internal", "A dependency is temporarily unavailable. Retry shortly; quote the request id.", {
+        status: 503,
+        headers: { "retry-after": retry },
+      });
+    }
+    default:
+      return new Problem("internal", "An unexpected error occurred. It is safe to retry; quote the request id.");
+  }
+}
+
+function fromBadRequest(err: ConnectError): Problem {
+  const br = badRequestOf(err);
+  if (!br) return new Problem("invalid_request", err.rawMessage);
+  const details: Record<string, unknown> = {};
+  const knownValues: Record<string, string[]> = {};
+  if (br.unknownKeys.length) {
+    details.unknown_keys = br.unknownKeys;
+    details.known_keys = br.knownKeys;
+  }
+  for (const v of br.violations) {
+    if (v.knownValues.length === 0) continue;
+    knownValues[v.field] = v.knownValues;
+    // Document 1 names the jurisdiction catalogue `known_states`; other catalogues `known_values`.
+    if (v.field === "state") details.known_states = v.knownValues;
+    else details.known_values = v.knownValues;
+  }
+  if (br.violations.length) details.field = br.violations[0].field;
+  const fields = br.violations.map((v) => ({ field: v.field, message: v.description }));
+  if (br.unknownKeys.length) for (const k of br.unknownKeys) fields.push({ field: k, message: `${k} is not a known field` });
+  const unknownOnly = br.violations.length > 0 && br.violations.every((v) => v.reason === ViolationReason.UNKNOWN_VALUE);
+  return new Problem(unknownOnly ? "unknown_value" : "invalid_request", err.rawMessage, { details, fields, knownValues });
+}

@@ -1,0 +1,73 @@
+// Every public route is declared once, through `defineRoute`, so the discovery index, the
+// OpenAPI document, the 405 guards and the vocabulary of each path all come from one table.
+import type { Tier } from "@permits/proto/entitlement/v1/entitlement";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Problem, type Surface } from "./problems.js";
+
+export type HttpMethod = "GET" | "POST";
+
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** JSON Schemas for OpenAPI; responses keyed by status. */
+  params?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  query?: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }>;
+  body?: Record<string, unknown>;
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  success: { status: number; description: string; schema: Record<string, unknown> };
+  errors: string[];
+  /** Key requirement as a caller reads it. */
+  auth: "optional" | "required" | "pro" | "none";
+}
+
+export interface RouteSpec {
+  method: HttpMethod;
+  url: string;
+  surface: Surface;
+  /** Discovery, OpenAPI and pricing are static and unmetered. */
+  metered: boolean;
+  doc: RouteDoc;
+  /** Only these tiers may call the route. */
+  tiers?: Tier[];
+  /** The handler meters itself (an idempotent replay must not be charged). */
+  deferMetering?: boolean;
+  handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    surface?: Surface;
+    metered?: boolean;
+  }
+}
+
+export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
+  for (const r of routes) {
+    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering }, handler: r.handler });
+  }
+  // Fastify answers a known path with the wrong method as 404 by design; the contract wants 405.
+  const byUrl = new Map<string, { surface: Surface; methods: Set<string> }>();
+  for (const r of routes) {
+    const entry = byUrl.get(r.url) ?? { surface: r.surface, methods: new Set<string>() };
+    entry.methods.add(r.method);
+    if (r.method === "GET") entry.methods.add("HEAD");
+    byUrl.set(r.url, entry);
+  }
+  for (const [url, { surface, methods }] of byUrl) {
+    const allow = [...methods].sort();
+    const missing = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.has(m));
+    if (missing.length === 0) continue;
+    app.route({
+      method: missing,
+      url,
+      config: { surface, metered: false },
+      handler: async () => {
+        throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
+          details: { allow },
+          knownValues: { method: allow },
+          headers: { allow: allow.join(", ") },
+        });
+      },
+    });
+  }
+}

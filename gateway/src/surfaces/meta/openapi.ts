@@ -1,0 +1,144 @@
+// The OpenAPI 3.1 document, built at start from the route table and the proto descriptors,
+// so it stays complete as routes are added.
+import type { DescMessage } from "@bufbuild/protobuf";
+import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
+import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
+import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
+import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
+import type { RouteSpec } from "../../http/route-table.js";
+
+const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
+const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
+
+// Each public error code with its status and meaning, per surface.
+const ERROR_TEXT: Record<string, { kind: ProblemKind; text: string }> = {
+  invalid_request: { kind: "invalid_request", text: "A field is missing, malformed or unknown; an unknown identifier lists the valid values (document 2: 422)." },
+  invalid_json: { kind: "invalid_json", text: "The body is not valid JSON." },
+  malformed_json: { kind: "invalid_json", text: "The body is not valid JSON." },
+  unauthorized: { kind: "invalid_api_key", text: "A supplied key is invalid or revoked. A call without a key is never refused for that." },
+  missing_api_key: { kind: "missing_api_key", text: "No key was sent; every document 2 endpoint needs one (the public sandbox key works)." },
+  invalid_api_key: { kind: "invalid_api_key", text: "The key is not valid (forged, revoked, unknown subscription, or a document 1 key)." },
+  not_found: { kind: "not_found", text: "No such endpoint, or no such resource; the valid values are attached." },
+  method_not_allowed: { kind: "method_not_allowed", text: "The path exists but not for this method; Allow names the methods served." },
+  payload_too_large: { kind: "payload_too_large", text: "The body exceeds the byte ceiling named in the message." },
+  upgrade_required: { kind: "upgrade_required", text: "The endpoint needs a Pro key." },
+  batch_too_large: { kind: "batch_too_large", text: "More than 100 projects in a batch." },
+  rate_limited: { kind: "rate_limited", text: "A burst, volume or monthly allowance is exhausted; Retry-After says when to retry. No overage is billed." },
+  rate_limit_exceeded: { kind: "rate_limited", text: "The allowance is exhausted; Retry-After and the message say when to retry." },
+  entitlement_check_unavailable: { kind: "entitlement_check_unavailable", text: "The payment provider could not be reached; retry. It never means the subscription ended." },
+  internal: { kind: "internal", text: "Unexpected server error; safe to retry; quote request_id." },
+  internal_error: { kind: "internal", text: "Unexpected server error; worth retrying; quote requestId." },
+};
+
+const errorEnvelopes = {
+  stormwater: {
+    type: "object",
+    required: ["error", "request_id"],
+    properties: {
+      error: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } } },
+      request_id: { type: "string" },
+    },
+  },
+  nwp: {
+    type: "object",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message", "requestId"],
+        properties: {
+          code: { type: "string" },
+          message: { type: "string" },
+          fields: { type: "array", items: { type: "object", properties: { field: { type: "string" }, message: { type: "string" } } } },
+          knownValues: { type: "object", additionalProperties: { type: "array" } },
+          docs: { type: "string" },
+          requestId: { type: "string" },
+        },
+      },
+    },
+  },
+};
+
+export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
+  const schemas: Record<string, Record<string, unknown>> = {};
+  const sw: DescMessage[] = [StormwaterDetermination, RequirementsResultSchema, JurisdictionSchema, CredentialResultSchema];
+  const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
+  for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
+  for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
+  schemas.JurisdictionList = {
+    type: "object",
+    required: ["count", "verifiedCount", "jurisdictions"],
+    properties: { count: { type: "integer" }, verifiedCount: { type: "integer" }, coverageNote: { type: ["string", "null"] }, jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" } } },
+  };
+  schemas.NwpMeta = {
+    type: "object",
+    required: ["ruleset", "generatedAt", "requestId"],
+    properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
+  };
+  schemas.StormwaterError = errorEnvelopes.stormwater;
+  schemas.NwpError = errorEnvelopes.nwp;
+
+  const responses: Record<string, unknown> = {};
+  for (const [code, { kind, text }] of Object.entries(ERROR_TEXT)) {
+    const surface: Surface = ["malformed_json", "missing_api_key", "invalid_api_key", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error", "batch_too_large", "upgrade_required"].includes(code) ? "nwp" : "stormwater";
+    responses[code] = {
+      description: `${code} (HTTP ${new Problem(kind, "").status(surface)}${code === "invalid_request" ? "; 422 on document 2 for an unknown identifier" : ""}): ${text}`,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${surface === "nwp" ? "NwpError" : "StormwaterError"}` } } },
+    };
+  }
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.url.replace(/:(\w+)/g, "{$1}");
+    const parameters = [
+      ...Object.entries(r.doc.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: p.schema })),
+      ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema })),
+      ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
+    ];
+    const byStatus: Record<string, unknown> = {
+      [String(r.doc.success.status)]: { description: r.doc.success.description, content: { "application/json": { schema: r.doc.success.schema } } },
+    };
+    for (const code of r.doc.errors) {
+      const { kind } = ERROR_TEXT[code];
+      const status = String(new Problem(kind, "").status(r.surface));
+      byStatus[status] = byStatus[status] && status !== String(r.doc.success.status)
+        ? { description: `${(byStatus[status] as { description: string }).description}; ${code}`, content: (byStatus[status] as { content: unknown }).content }
+        : { description: code, content: { "application/json": { schema: { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` } } } };
+    }
+    if (r.surface === "nwp" && r.doc.errors.includes("invalid_request")) {
+      byStatus["422"] = { description: "invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues", content: { "application/json": { schema: { $ref: "#/components/schemas/NwpError" } } } };
+    }
+    paths[path] ??= {};
+    paths[path][r.method.toLowerCase()] = {
+      summary: r.doc.summary,
+      ...(r.doc.description ? { description: r.doc.description } : {}),
+      tags: [r.surface === "nwp" ? "Section 404 (document 2)" : r.metered ? "Stormwater (document 1)" : "Discovery"],
+      ...(parameters.length ? { parameters } : {}),
+      ...(r.doc.body ? { requestBody: { required: true, content: { "application/json": { schema: r.doc.body } } } } : {}),
+      responses: byStatus,
+      security: r.doc.auth === "none" || r.doc.auth === "optional" ? [{}, { bearer: [] }, { apiKey: [] }] : [{ bearer: [] }, { apiKey: [] }],
+      "x-metered": r.metered,
+      ...(r.doc.auth === "pro" ? { "x-tier-required": "pro" } : {}),
+    };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Permit Determination API",
+      version: "1.0.0",
+      description:
+        "Which US stormwater permit governs a site and what it requires (document 1), and whether a wetland or waterway impact fits a Section 404 nationwide permit (document 2). Every answer cites its source; a value marked unverified must be shown as Unverified.",
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas,
+      responses,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <key>" },
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+      },
+    },
+  };
+}

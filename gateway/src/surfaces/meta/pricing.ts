@@ -1,0 +1,30 @@
+// The plans of both documents as data. Limits are the contract's; no price is stated here
+// because neither document states one.
+export const PRICING = {
+  currency: null,
+  note: "Prices are shown at checkout. No API endpoint is paywalled on document 1; a paid plan raises the throttle and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
+  surfaces: [
+    {
+      surface: "stormwater",
+      document: 1,
+      keyHeader: "Authorization: Bearer <key> or X-API-Key",
+      plans: [
+        { id: "anonymous", name: "Anonymous", purchasable: false, key: "none", billable: false, limits: [{ window: "minute", limit: 4 }, { window: "day", limit: 20 }], bucket: "per calling IP" },
+        { id: "sandbox", name: "Public sandbox key", purchasable: false, key: "the public sandbox key", billable: false, limits: [{ window: "minute", limit: 10 }, { window: "day", limit: 200 }], bucket: "per calling IP" },
+        { id: "test", name: "Own test key", purchasable: false, key: "svc_test_…", billable: false, limits: [{ window: "minute", limit: 10 }, { window: "day", limit: 200 }], bucket: "per key" },
+        { id: "pro", name: "Pro", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 60 }, { window: "month", limit: 1000, hardCeiling: true }], bucket: "per key", features: ["generated plan document in the app", "retained inspection record in the app"] },
+        { id: "scale", name: "Scale", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 300 }, { window: "month", limit: 10000, hardCeiling: true }], bucket: "per key", features: ["generated plan document in the app", "retained inspection record in the app"] },
+      ],
+    },
+    {
+      surface: "nwp",
+      document: 2,
+      keyHeader: "Authorization: Bearer <key> or X-API-Key",
+      plans: [
+        { id: "sandbox", name: "Public sandbox key", purchasable: false, key: "the public sandbox key", limits: [{ window: "hour", limit: 25 }], bucket: "per calling IP" },
+        { id: "pro", name: "Pro", purchasable: true, key: "legacy live key <prefix>_<subscriptionId>_<signature>", limits: [{ window: "day", limit: 5000 }], bucket: "per subscription", features: ["batch determinations of up to 100 projects"] },
+        { id: "free", name: "free (lapsed Pro)", purchasable: false, key: "a Pro key whose subscription ended", limits: [{ window: "day", limit: 50 }], bucket: "per subscription" },
+      ],
+    },
+  ],
+};

@@ -1,0 +1,37 @@
+// Static discovery documents: the endpoint index, OpenAPI and pricing. Unmetered, cacheable.
+import type { AppDeps } from "../../app.js";
+import type { RouteSpec } from "../../http/route-table.js";
+import { buildOpenApi } from "./openapi.js";
+import { PRICING } from "./pricing.js";
+import { staticJson } from "./static-doc.js";
+
+export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
+  const meta = (url: string, summary: string, handler: RouteSpec["handler"]): RouteSpec => ({
+    method: "GET",
+    url,
+    surface: "stormwater",
+    metered: false,
+    doc: { summary, success: { status: 200, description: summary, schema: { type: "object" } }, errors: [], auth: "none" },
+    handler,
+  });
+  const index = meta("/api/v1", "Discovery index of every endpoint of both surfaces", async () => undefined);
+  const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
+  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticJson(PRICING));
+  const all = [...apiRoutes, index, openapi, pricing];
+  index.handler = staticJson({
+    name: "Permit Determination API",
+    version: "1.0.0",
+    openapi: "/api/openapi",
+    pricing: "/api/v1/pricing",
+    endpoints: all.map((r) => ({
+      method: r.method,
+      path: r.url.replace(/:(\w+)/g, "{$1}"),
+      surface: r.surface === "nwp" ? "nwp (document 2)" : r.metered ? "stormwater (document 1)" : "discovery",
+      summary: r.doc.summary,
+      key: r.doc.auth,
+      metered: r.metered,
+    })),
+  });
+  openapi.handler = staticJson(buildOpenApi(all));
+  return [index, openapi, pricing];
+}

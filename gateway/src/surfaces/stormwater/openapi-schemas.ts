@@ -1,0 +1,26 @@
+import type { RouteDoc } from "../../http/route-table.js";
+import { fieldSpecSchema, fieldTableSchema } from "../../http/json-schema.js";
+import { SITE_FIELDS } from "./site-input.js";
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+export const stormwaterSchemas = {
+  /** Document 1's success envelope around a component. */
+  envelope: (name: string) => ({
+    type: "object",
+    required: ["data", "request_id", "disclaimer"],
+    properties: {
+      data: ref(name),
+      request_id: { type: "string" },
+      disclaimer: { type: "string" },
+      attribution: { type: "string", description: "Present on anonymous, sandbox and test-key responses; absent on paid responses." },
+    },
+  }),
+  siteInput: {
+    ...fieldTableSchema(SITE_FIELDS, ["state", "activity"]),
+    description: "One of acres or disturbedAcres is required; acres is read first.",
+  },
+  siteQuery: Object.fromEntries(
+    Object.entries(SITE_FIELDS).map(([k, v]) => [k, { description: v.description, required: k === "state" || k === "activity", schema: fieldSpecSchema(v) }]),
+  ) as NonNullable<RouteDoc["query"]>,
+};

@@ -1,0 +1,112 @@
+// The one place that decides, for each service, how the gateway reaches it: a remote Connect
+// transport over HTTP/2 when <SERVICE>_URL is set, otherwise the service built in this process
+// behind the direct transport (no serialisation).
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { createClient as createRedisClient } from "redis";
+import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
+import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
+import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
+import { NwpService } from "@permits/proto/nwp/v1/nwp";
+import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
+import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
+import type { ServiceClients } from "./clients.js";
+import type { GatewayConfig } from "./config.js";
+
+type Builder = (ctx: BuildContext) => Promise<BuiltService<DescService>>;
+
+interface Wired {
+  transport: Transport;
+  ready: () => Promise<boolean>;
+  close: () => Promise<void>;
+}
+
+export interface Wiring {
+  clients: ServiceClients;
+  ready: () => Promise<Record<string, boolean>>;
+  close: () => Promise<void>;
+}
+
+// Built lazily, so a gateway whose services are all remote never loads a dataset or a store.
+const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
+  stormwater: () => import("@permits/stormwater/build").then((m) => m.build as Builder),
+  nwp: () => import("@permits/nwp/build").then((m) => m.build as Builder),
+  entitlement: () => import("@permits/entitlement/build").then((m) => m.build as Builder),
+  ratelimit: () => import("@permits/ratelimit/build").then((m) => m.build as Builder),
+};
+
+export async function wireServices(config: GatewayConfig, ctx: BuildContext): Promise<Wiring> {
+  const urls: Record<keyof ServiceClients, string | undefined> = {
+    stormwater: config.STORMWATER_URL,
+    nwp: config.NWP_URL,
+    entitlement: config.ENTITLEMENT_URL,
+    ratelimit: config.RATELIMIT_URL,
+  };
+  const wired = {} as Record<keyof ServiceClients, Wired>;
+  for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
+    const url = urls[name];
+    wired[name] = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx);
+  }
+  const clients: ServiceClients = {
+    stormwater: createClient(StormwaterService, wired.stormwater.transport),
+    nwp: createClient(NwpService, wired.nwp.transport),
+    entitlement: createClient(EntitlementService, wired.entitlement.transport),
+    ratelimit: createClient(RateLimitService, wired.ratelimit.transport),
+  };
+  const redis = config.REDIS_URL ? redisProbe(config.REDIS_URL) : undefined;
+  return {
+    clients,
+    ready: async () => {
+      const names = Object.keys(wired) as (keyof ServiceClients)[];
+      const results = await Promise.all(names.map((n) => wired[n].ready().catch(() => false)));
+      const checks: Record<string, boolean> = Object.fromEntries(names.map((n, i) => [n, results[i]]));
+      if (redis) checks.redis = await redis.ping();
+      return checks;
+    },
+    close: async () => {
+      await Promise.all(Object.values(wired).map((w) => w.close()));
+      await redis?.close();
+    },
+  };
+}
+
+function remote(baseUrl: string, timeoutMs: number): Wired {
+  // One transport (one multiplexed HTTP/2 connection) per upstream, created once.
+  const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, defaultTimeoutMs: timeoutMs, pingIntervalMs: 30_000 });
+  const health = createClient(Health, transport);
+  return {
+    transport,
+    ready: async () => (await health.check({ service: "" }, { timeoutMs: 1000 })).status === HealthCheckResponse_ServingStatus.SERVING,
+    close: async () => {},
+  };
+}
+
+async function inProcess(build: Builder, ctx: BuildContext): Promise<Wired> {
+  const built = await build(ctx);
+  return {
+    transport: createDirectTransport([directRoute(built.service, built.impl)]),
+    ready: built.ready ?? (async () => true),
+    close: built.close,
+  };
+}
+
+function redisProbe(url: string) {
+  const client = createRedisClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 1000, reconnectStrategy: (n) => Math.min(n * 200, 2000) } });
+  client.on("error", () => {}); // reported through /readyz, not as an unhandled event
+  const connecting = client.connect().catch(() => undefined);
+  return {
+    ping: async () => {
+      await connecting;
+      try {
+        return (await Promise.race([client.ping(), new Promise((_, r) => setTimeout(() => r(new Error("timeout")), 500))])) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      await client.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { DescService } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Clock } from "./clock.js";
+import type { Logger } from "./logger.js";
+
+/** What every service's build() gives: its descriptor, its handlers, and how to release its resources. */
+export interface BuiltService<S extends DescService = DescService> {
+  service: S;
+  impl: ServiceImpl<S>;
+  /** Reachability of what the service depends on (Redis, say), for readiness probes. */
+  ready?: () => Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface BuildContext {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  clock: Clock;
+}

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Code, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
+import { createLogger } from "./logger.js";
+import { serve, type RunningService } from "./serve.js";
+
+// The health service doubles as the service under test: it is hosted by every standalone service.
+let running: RunningService | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function start() {
+  running = await serve({ name: "t", services: [], host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), shutdownGraceMs: 500 });
+  return `http://127.0.0.1:${running.port}`;
+}
+
+describe("standalone service host", () => {
+  it("answers gRPC (HTTP/2), Connect over HTTP/2 and HTTP/1.1, and gRPC-Web on one port", async () => {
+    const baseUrl = await start();
+    for (const transport of [
+      createGrpcTransport({ baseUrl }),
+      createConnectTransport({ baseUrl, httpVersion: "2" }),
+      createConnectTransport({ baseUrl, httpVersion: "1.1" }),
+      createGrpcWebTransport({ baseUrl, httpVersion: "1.1" }),
+    ]) {
+      const res = await createClient(Health, transport).check({ service: "" });
+      expect(res.status).toBe(Status.SERVING);
+    }
+  });
+
+  it("answers NotFound for an unknown service name, as the health protocol says", async () => {
+    const baseUrl = await start();
+    const err = await createClient(Health, createGrpcTransport({ baseUrl })).check({ service: "nope.v1.Nope" }).catch((e) => e);
+    expect(err.code).toBe(Code.NotFound);
+  });
+
+  it("answers plain HTTP/1.1 JSON health checks (what container health checks use)", async () => {
+    const baseUrl = await start();
+    const res = await fetch(`${baseUrl}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "SERVING" });
+  });
+
+  it("stops accepting on close", async () => {
+    const baseUrl = await start();
+    await running!.close();
+    running = undefined;
+    await expect(fetch(`${baseUrl}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).rejects.toThrow();
+  });
+});

@@ -1,0 +1,187 @@
+// Standalone hosting of one service: Connect, gRPC and gRPC-Web over HTTP/2 cleartext and
+// HTTP/1.1 on a single port, the gRPC health-checking protocol, and graceful shutdown.
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import { Duplex } from "node:stream";
+import type { DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
+import type { Logger } from "./logger.js";
+
+export interface HostedService<S extends DescService = DescService> {
+  service: S;
+  impl: Partial<ServiceImpl<S>>;
+}
+
+export interface ServeOptions {
+  name: string;
+  services: HostedService[];
+  host: string;
+  port: number;
+  logger: Logger;
+  /** How long in-flight calls may run after shutdown begins before they are aborted. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningService {
+  port: number;
+  /** Stops accepting, lets in-flight calls finish (up to the grace period), then resolves. */
+  close(): Promise<void>;
+}
+
+// Every HTTP/2 connection opens with this preface; no HTTP/1.x request line starts with "PRI".
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+function replayingStream(socket: net.Socket, first: Buffer): Duplex {
+  const stream = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk, encoding, cb) {
+      socket.write(chunk, encoding, cb);
+    },
+    final(cb) {
+      socket.end(cb);
+    },
+    destroy(err, cb) {
+      socket.destroy(err ?? undefined);
+      cb(err);
+    },
+  });
+  stream.push(first);
+  socket.on("data", (c) => {
+    if (!stream.push(c)) socket.pause();
+  });
+  socket.once("end", () => stream.push(null));
+  socket.once("close", () => stream.destroy());
+  socket.once("error", (e) => stream.destroy(e));
+  return stream;
+}
+
+export async function serve(opts: ServeOptions): Promise<RunningService> {
+  const { logger } = opts;
+  let serving = true;
+  const abortInFlight = new AbortController();
+  const watchers = new Set<() => void>();
+
+  const statusOf = (service: string) => {
+    if (service !== "" && !opts.services.some((s) => s.service.typeName === service)) {
+      throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+    }
+    return serving ? Status.SERVING : Status.NOT_SERVING;
+  };
+
+  const routes = (router: ConnectRouter) => {
+    for (const s of opts.services) router.service(s.service, s.impl as never);
+    router.service(Health, {
+      check: (req) => ({ status: statusOf(req.service) }),
+      async *watch(req, ctx) {
+        yield { status: statusOf(req.service) };
+        // One more message when serving stops, then the stream ends with the server.
+        await new Promise<void>((resolve) => {
+          const done = () => resolve();
+          watchers.add(done);
+          ctx.signal.addEventListener("abort", done, { once: true });
+        });
+        if (!ctx.signal.aborted) yield { status: Status.NOT_SERVING };
+      },
+    });
+  };
+
+  // Unexpected failures are logged here with their cause; callers only ever see the code.
+  const logErrors: Interceptor = (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (e) {
+      const err = ConnectError.from(e);
+      if (err.code === Code.Internal || err.code === Code.Unknown) {
+        logger.error({ err: err.cause ?? err, rpc: `${req.service.typeName}/${req.method.name}` }, "rpc failed");
+      }
+      throw err;
+    }
+  };
+
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors: [logErrors],
+    shutdownSignal: abortInFlight.signal,
+  });
+  const h2 = http2.createServer(handler);
+  const h1 = http.createServer(handler);
+  const sessions = new Set<http2.Http2Session>();
+  h2.on("session", (s) => {
+    sessions.add(s);
+    s.once("close", () => sessions.delete(s));
+  });
+
+  const sockets = new Set<net.Socket>();
+  const front = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    socket.once("data", (chunk) => {
+      socket.pause();
+      const n = Math.min(chunk.length, H2_PREFACE.length);
+      if (chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) {
+        // HTTP/2 sessions read the socket's native handle directly, so bytes already read in JS
+        // would be lost; hand the session a stream that replays them first.
+        h2.emit("connection", replayingStream(socket, chunk));
+      } else {
+        // The HTTP/1.1 server reads what was pushed back before reading the socket.
+        socket.unshift(chunk);
+        h1.emit("connection", socket);
+        socket.resume();
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    front.once("error", reject);
+    front.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = front.address() as net.AddressInfo;
+  logger.info({ service: opts.name, host: opts.host, port: address.port }, "service listening");
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      serving = false;
+      for (const w of watchers) w();
+      front.close();
+      // GOAWAY on HTTP/2: no new streams, open ones finish. HTTP/1.1: idle sockets close now.
+      for (const s of sessions) s.close();
+      h1.closeIdleConnections();
+      const idle = Promise.all([
+        new Promise((r) => h2.close(() => r(undefined))),
+        new Promise((r) => h1.close(() => r(undefined))),
+      ]);
+      const grace = opts.shutdownGraceMs ?? 10_000;
+      const timer = setTimeout(() => {
+        abortInFlight.abort();
+        for (const s of sockets) s.destroy();
+      }, grace);
+      await idle;
+      clearTimeout(timer);
+      for (const s of sockets) s.destroy();
+      logger.info({ service: opts.name }, "service stopped");
+    })());
+
+  return { port: address.port, close };
+}
+
+/** SIGTERM and SIGINT close the service gracefully, then the process exits. */
+export function closeOnSignals(running: { close(): Promise<void> }, logger: Logger): void {
+  const stop = (signal: string) => {
+    logger.info({ signal }, "shutting down");
+    running.close().then(
+      () => process.exit(0),
+      (e) => {
+        logger.error({ err: e }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+}

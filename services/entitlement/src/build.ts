@@ -1,0 +1,16 @@
+import { ConfigError } from "@permits/common/config";
+import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
+import { createEntitlementDeps, loadEntitlementConfig } from "./config.js";
+import { createEntitlementService } from "./service.js";
+
+/** The entitlement service: key store (file or Redis) and payment provider from the environment. */
+export async function build(ctx: BuildContext): Promise<BuiltService<typeof EntitlementService>> {
+  try {
+    loadEntitlementConfig(ctx.env);
+  } catch (e) {
+    throw new ConfigError(`invalid configuration: ${(e as Error).message}`);
+  }
+  const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock });
+  return { service: EntitlementService, impl: createEntitlementService(deps), close: deps.close };
+}

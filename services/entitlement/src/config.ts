@@ -1,0 +1,160 @@
+// Builds the service's dependencies from the environment. Every value is validated up front and a
+// bad one throws an Error naming the variable (never echoing a secret's value).
+//
+//   STATE_DIR                    file store directory (default ./.state); ignored when REDIS_URL is set
+//   REDIS_URL                    redis:// or rediss:// URL; selects the Redis store
+//   ENTITLEMENT_REDIS_PREFIX     Redis key prefix (default "permits:entitlement:")
+//   SANDBOX_KEY                  public sandbox key (documented default svc_sandbox_public)
+//   LEGACY_KEY_SECRET            HMAC secret of document 2 live keys. The default is a
+//                                development secret, public in this source: set it in production.
+//   PAYMENT_PROVIDER             local (default, subscriptions in the store) | stripe
+//   PAYMENT_PROVIDER_URL         stripe base URL (default https://api.stripe.com)
+//   PAYMENT_PROVIDER_API_KEY     stripe secret key; required when PAYMENT_PROVIDER=stripe
+//   PAYMENT_PROVIDER_TIMEOUT_MS  provider timeout in ms (default 2000)
+import path from "node:path";
+import { systemClock, type Clock } from "@permits/common/clock";
+import type { Logger } from "pino";
+import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
+import { LocalProvider, type PaymentProvider } from "./provider.js";
+import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
+import type { EntitlementServiceDeps } from "./service.js";
+import type { EntitlementStore } from "./store.js";
+import { FileStore } from "./store-file.js";
+import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
+
+/** Development-only default; anyone can derive document 2 keys with it. */
+export const DEV_LEGACY_KEY_SECRET = "dev-only-legacy-key-secret-do-not-use-in-production";
+export const DEFAULT_STATE_DIR = "./.state";
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 2000;
+export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
+
+type Env = Record<string, string | undefined>;
+
+export interface EntitlementConfig {
+  store: { backend: "file"; stateDir: string } | { backend: "redis"; url: string; prefix: string };
+  sandboxKey: string;
+  legacySecret: string;
+  provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
+  /** Operator-facing notes (e.g. the development secret is in use); free of secret values. */
+  warnings: string[];
+}
+
+function fail(variable: string, why: string): never {
+  throw new Error(`${variable} ${why}`);
+}
+
+/** Treats unset and empty the same, as shells and compose files often export empty values. */
+function read(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig {
+  const warnings: string[] = [];
+
+  const redisUrl = read(env, "REDIS_URL");
+  let store: EntitlementConfig["store"];
+  if (redisUrl) {
+    let u: URL;
+    try {
+      u = new URL(redisUrl);
+    } catch {
+      fail("REDIS_URL", "is not a URL (expected redis://host:port)");
+    }
+    if (u.protocol !== "redis:" && u.protocol !== "rediss:") fail("REDIS_URL", "must use redis:// or rediss://");
+    const prefix = read(env, "ENTITLEMENT_REDIS_PREFIX") ?? DEFAULT_REDIS_PREFIX;
+    if (/\s/.test(prefix)) fail("ENTITLEMENT_REDIS_PREFIX", "must not contain whitespace");
+    store = { backend: "redis", url: redisUrl, prefix };
+  } else {
+    const dir = read(env, "STATE_DIR") ?? DEFAULT_STATE_DIR;
+    if (dir.includes("\0")) fail("STATE_DIR", "is not a valid path");
+    store = { backend: "file", stateDir: path.resolve(dir) };
+  }
+
+  const sandboxKey = read(env, "SANDBOX_KEY") ?? DEFAULT_SANDBOX_KEY;
+  if (!/^[A-Za-z0-9_-]{8,128}$/.test(sandboxKey)) {
+    fail("SANDBOX_KEY", "must be 8 to 128 characters of letters, digits, '_' or '-'");
+  }
+  // The sandbox key must never be mistaken for (or shadow) a live, test or legacy key.
+  if (sandboxKey.startsWith(LIVE_PREFIX) || sandboxKey.startsWith(TEST_PREFIX) || sandboxKey.startsWith(`${LEGACY_PREFIX}_`)) {
+    fail("SANDBOX_KEY", `must not start with ${LIVE_PREFIX}, ${TEST_PREFIX} or ${LEGACY_PREFIX}_`);
+  }
+
+  let legacySecret = read(env, "LEGACY_KEY_SECRET");
+  if (legacySecret === undefined) {
+    legacySecret = DEV_LEGACY_KEY_SECRET;
+    warnings.push("LEGACY_KEY_SECRET is not set: using the public development secret; set it in production");
+  } else if (legacySecret.length < 16) {
+    fail("LEGACY_KEY_SECRET", "must be at least 16 characters");
+  }
+
+  const providerName = read(env, "PAYMENT_PROVIDER") ?? "local";
+  if (providerName !== "local" && providerName !== "stripe") fail("PAYMENT_PROVIDER", "must be local or stripe");
+
+  const timeoutText = read(env, "PAYMENT_PROVIDER_TIMEOUT_MS");
+  let timeoutMs = DEFAULT_PROVIDER_TIMEOUT_MS;
+  if (timeoutText !== undefined) {
+    if (!/^\d+$/.test(timeoutText)) fail("PAYMENT_PROVIDER_TIMEOUT_MS", "must be a whole number of milliseconds");
+    timeoutMs = Number(timeoutText);
+    if (timeoutMs < 1 || timeoutMs > 60000) fail("PAYMENT_PROVIDER_TIMEOUT_MS", "must be between 1 and 60000");
+  }
+
+  let provider: EntitlementConfig["provider"] = { name: "local" };
+  if (providerName === "stripe") {
+    const url = read(env, "PAYMENT_PROVIDER_URL") ?? DEFAULT_STRIPE_URL;
+    try {
+      stripeEndpoint(url);
+    } catch (err) {
+      fail("PAYMENT_PROVIDER_URL", err instanceof TypeError ? "is not a URL" : (err as Error).message);
+    }
+    const apiKey = read(env, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
+    if (/\s/.test(apiKey)) fail("PAYMENT_PROVIDER_API_KEY", "must not contain whitespace");
+    provider = { name: "stripe", url, apiKey, timeoutMs };
+  }
+
+  return { store, sandboxKey, legacySecret, provider, warnings };
+}
+
+export async function openStore(config: EntitlementConfig, logger?: Logger): Promise<EntitlementStore> {
+  if (config.store.backend === "file") return new FileStore(config.store.stateDir);
+  return RedisStore.connect({
+    url: config.store.url,
+    prefix: config.store.prefix,
+    // Only the error's class and code: the message of a connection error can name the host.
+    onError: (err) => logger?.error({ err: { name: err.name, code: (err as NodeJS.ErrnoException).code } }, "redis connection error"),
+  });
+}
+
+export function createProvider(config: EntitlementConfig, store: EntitlementStore): PaymentProvider {
+  const p = config.provider;
+  return p.name === "stripe" ? new StripeProvider({ url: p.url, apiKey: p.apiKey, timeoutMs: p.timeoutMs }) : new LocalProvider(store);
+}
+
+export interface EntitlementDeps extends EntitlementServiceDeps {
+  config: EntitlementConfig;
+  /** Whether the store answers (Redis reachable, state file readable); for readiness probes. */
+  ready(): Promise<boolean>;
+  /** Closes the store (the Redis connection); call on shutdown. */
+  close(): Promise<void>;
+}
+
+/** Reads and validates the environment, opens the store and builds the provider. */
+export async function createEntitlementDeps(
+  env: Env = process.env,
+  options: { logger?: Logger; clock?: Clock } = {},
+): Promise<EntitlementDeps> {
+  const config = loadEntitlementConfig(env);
+  for (const w of config.warnings) options.logger?.warn(w);
+  const store = await openStore(config, options.logger);
+  return {
+    config,
+    store,
+    provider: createProvider(config, store),
+    sandboxKey: config.sandboxKey,
+    legacySecret: config.legacySecret,
+    clock: options.clock ?? systemClock,
+    logger: options.logger,
+    ready: () => store.ping().then(() => true, () => false),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,112 @@
+// Redis backend: three hashes under one prefix. Every call reads Redis, so a key issued or
+// revoked by another process (the CLI, another replica) takes effect on the next call.
+//   <prefix>keys    id      -> JSON StoredKey
+//   <prefix>hashes  sha256  -> id
+//   <prefix>subs    subId   -> local subscription status
+import { createClient } from "redis";
+import {
+  isLocalSubscriptionStatus,
+  parseStoredKey,
+  type EntitlementStore,
+  type LocalSubscriptionStatus,
+  type StoredKey,
+} from "./store.js";
+
+export const DEFAULT_REDIS_PREFIX = "permits:entitlement:";
+
+type Client = ReturnType<typeof createClient>;
+
+export interface RedisStoreOptions {
+  url: string;
+  prefix?: string;
+  /** Told about connection errors; never given the URL, which may hold a password. */
+  onError?: (err: Error) => void;
+}
+
+export class RedisStore implements EntitlementStore {
+  readonly backend = "redis" as const;
+  private readonly keysKey: string;
+  private readonly hashesKey: string;
+  private readonly subsKey: string;
+
+  private constructor(private readonly client: Client, readonly prefix: string) {
+    this.keysKey = `${prefix}keys`;
+    this.hashesKey = `${prefix}hashes`;
+    this.subsKey = `${prefix}subs`;
+  }
+
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const client: Client = createClient({
+      url: options.url,
+      // Fail fast while disconnected instead of queueing: a request must not hang on Redis.
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 3000) },
+    });
+    // Without a listener node-redis would crash the process on a dropped connection.
+    client.on("error", (err: Error) => options.onError?.(err));
+    await client.connect();
+    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX);
+  }
+
+  /** The Redis keys this store owns (for tests that clean up after themselves). */
+  ownedKeys(): string[] {
+    return [this.keysKey, this.hashesKey, this.subsKey];
+  }
+
+  async insertKey(key: StoredKey): Promise<void> {
+    // Claim the hash first: HSETNX refuses a duplicate atomically, then the record follows.
+    const claimed = await this.client.hSetNX(this.hashesKey, key.hash, key.id);
+    if (!claimed) throw new Error("key hash already stored");
+    const added = await this.client.hSetNX(this.keysKey, key.id, JSON.stringify(key));
+    if (!added) {
+      await this.client.hDel(this.hashesKey, key.hash);
+      throw new Error("key id already stored");
+    }
+  }
+
+  async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
+    const id = await this.client.hGet(this.hashesKey, hash);
+    return id == null ? undefined : this.getKey(id);
+  }
+
+  async getKey(id: string): Promise<StoredKey | undefined> {
+    const json = await this.client.hGet(this.keysKey, id);
+    return json == null ? undefined : parseStoredKey(JSON.parse(json));
+  }
+
+  async listKeys(): Promise<StoredKey[]> {
+    const all = await this.client.hGetAll(this.keysKey);
+    return Object.values(all)
+      .map((json) => parseStoredKey(JSON.parse(json)))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  async revokeKey(id: string, at: string): Promise<StoredKey | undefined> {
+    const key = await this.getKey(id);
+    if (!key) return undefined;
+    if (key.revokedAt !== null) return key;
+    // Two concurrent revocations both write a revokedAt; either timestamp is a correct answer.
+    const revoked = { ...key, revokedAt: at };
+    await this.client.hSet(this.keysKey, id, JSON.stringify(revoked));
+    return revoked;
+  }
+
+  async getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined> {
+    const status = await this.client.hGet(this.subsKey, id);
+    if (status == null) return undefined;
+    if (!isLocalSubscriptionStatus(status)) throw new Error("entitlement store holds a bad subscription status");
+    return status;
+  }
+
+  async setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void> {
+    await this.client.hSet(this.subsKey, id, status);
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  async close(): Promise<void> {
+    if (this.client.isOpen) await this.client.close();
+  }
+}

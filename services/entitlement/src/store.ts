@@ -1,0 +1,59 @@
+// The entitlement store: issued document 1 keys (hashed) and the local provider's subscriptions.
+// Two backends (file, Redis) implement this one interface and pass one test suite.
+
+export type KeyKindName = "live" | "test";
+export type PlanName = "pro" | "scale";
+export type LocalSubscriptionStatus = "active" | "trialing" | "canceled";
+
+export const LOCAL_SUBSCRIPTION_STATUSES: readonly LocalSubscriptionStatus[] = ["active", "trialing", "canceled"];
+
+export interface StoredKey {
+  id: string;
+  kind: KeyKindName;
+  /** Live keys only; test keys have no plan. */
+  plan: PlanName | null;
+  label: string;
+  /** SHA-256 hex of the full key; the plaintext is never stored. */
+  hash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface EntitlementStore {
+  readonly backend: "file" | "redis";
+  /** Rejects when the id or the hash is already present. */
+  insertKey(key: StoredKey): Promise<void>;
+  findKeyByHash(hash: string): Promise<StoredKey | undefined>;
+  getKey(id: string): Promise<StoredKey | undefined>;
+  /** Oldest first. */
+  listKeys(): Promise<StoredKey[]>;
+  /** Sets revokedAt unless already set (revocation is idempotent); undefined for an unknown id. */
+  revokeKey(id: string, at: string): Promise<StoredKey | undefined>;
+  getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined>;
+  setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void>;
+  /** Resolves when the backend answers; for readiness probes. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Validates a record read back from storage, so a hand-edited or corrupt entry fails loudly. */
+export function parseStoredKey(value: unknown): StoredKey {
+  const v = value as Partial<StoredKey> | null;
+  const ok =
+    v !== null &&
+    typeof v === "object" &&
+    typeof v.id === "string" &&
+    (v.kind === "live" || v.kind === "test") &&
+    (v.plan === null || v.plan === "pro" || v.plan === "scale") &&
+    typeof v.label === "string" &&
+    typeof v.hash === "string" &&
+    /^[0-9a-f]{64}$/.test(v.hash) &&
+    typeof v.createdAt === "string" &&
+    (v.revokedAt === null || typeof v.revokedAt === "string");
+  if (!ok) throw new Error("entitlement store holds a malformed key record");
+  return { id: v.id!, kind: v.kind!, plan: v.plan!, label: v.label!, hash: v.hash!, createdAt: v.createdAt!, revokedAt: v.revokedAt! };
+}
+
+export function isLocalSubscriptionStatus(value: unknown): value is LocalSubscriptionStatus {
+  return typeof value === "string" && (LOCAL_SUBSCRIPTION_STATUSES as readonly string[]).includes(value);
+}

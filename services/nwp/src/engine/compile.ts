@@ -1,0 +1,180 @@
+// Builds lookup maps and every input-independent string once, so a determination only compares
+// numbers and concatenates a few strings (the throughput target is > 20,000 per second).
+import type {
+  RawActivity, RawDataset, RawDistrict, RawLimit, RawPermit, RawRuleset, RawStateCertification, ResourceType,
+} from "./types.js";
+import { RESOURCE_TYPES } from "./types.js";
+
+export interface CompiledPermit {
+  raw: RawPermit;
+  number: number;
+  title: string;
+  label: string; // "NWP 29 (Residential Developments)"
+  acreageByType: Record<ResourceType, RawLimit | undefined>;
+  linearByType: Record<ResourceType, RawLimit | undefined>;
+  /** Gap text when no acreage limit is held for a resource type (undefined when one is held). */
+  acreageGapByType: Record<ResourceType, string | undefined>;
+  /** Gap text when this permit is a candidate with eligible true but no PCN condition is held. */
+  pcnNotHeldGap: string;
+  /** Gap texts for an "always" PCN condition when the candidate could not be assessed. */
+  alwaysPcnGaps: string[];
+  unscreenedPcnGaps: string[];
+  suspendedStates: Set<string>;
+  suspendedGap?: string;
+}
+
+export interface CompiledDistrict {
+  raw: RawDistrict;
+  states: Set<string>;
+  layer: { code: string; conditionsCompiled: boolean; name: string; url: string };
+  gaps: string[];
+  label: string;
+}
+
+export interface CompiledState {
+  raw: RawStateCertification;
+  layer: { code: string; certificationCompiled: boolean; certifier: string };
+  gaps: string[];
+  certified?: Set<number>;
+}
+
+export interface CompiledActivity {
+  raw: RawActivity;
+  permits: CompiledPermit[];
+}
+
+export interface Dataset {
+  raw: RawDataset;
+  ruleset: RawRuleset;
+  permitsByNumber: Map<number, CompiledPermit>;
+  permitNumbers: string[];
+  reservedByNumber: Map<number, string>;
+  districtsByCode: Map<string, CompiledDistrict>;
+  districtCodes: string[];
+  statesByCode: Map<string, CompiledState>;
+  stateCodes: string[];
+  activitiesById: Map<string, CompiledActivity>;
+  activityIds: string[];
+  resourceTypes: string[];
+  baseProvenance: { label: string; url: string }[];
+  fixedGaps: { jurisdiction: string; generalConditions: string };
+}
+
+export const CERTIFIER_NOT_HELD = "Not held in this dataset";
+
+function byType(limits: RawLimit[]): Record<ResourceType, RawLimit | undefined> {
+  const out = {} as Record<ResourceType, RawLimit | undefined>;
+  for (const t of RESOURCE_TYPES) out[t] = limits.find((l) => l.appliesTo.includes(t));
+  return out;
+}
+
+function compilePermit(p: RawPermit): CompiledPermit {
+  const label = `NWP ${p.number} (${p.title})`;
+  const acreageByType = byType(p.acreageLimits);
+  const acreageGapByType = {} as Record<ResourceType, string | undefined>;
+  for (const t of RESOURCE_TYPES) {
+    if (acreageByType[t]) continue;
+    acreageGapByType[t] = p.acreageLimits.length === 0
+      ? `No acreage limit for ${label} is held, so its eligibility is not assessed (eligible is null); read the permit text in 91 FR 768.`
+      : `The acreage limit held for ${label} applies to ${p.acreageLimits.flatMap((l) => l.appliesTo).join(", ")} waters only; no limit for ${t} is held, so its eligibility is not assessed.`;
+  }
+  const always = p.pcnConditions.filter((c) => c.kind === "always");
+  return {
+    raw: p,
+    number: p.number,
+    title: p.title,
+    label,
+    acreageByType,
+    linearByType: byType(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []),
+    acreageGapByType,
+    pcnNotHeldGap: `PCN terms for ${label} are not held, so no PCN trigger could be checked for it; a PCN may still be required by the permit text or the general conditions.`,
+    alwaysPcnGaps: always.map((c) => `If ${label} applies: ${c.description}`),
+    unscreenedPcnGaps: p.unscreenedPcnTriggers.map((t) => `${label}: ${t} The request does not carry these facts, so they were not screened.`),
+    suspendedStates: new Set(p.suspendedIn?.states ?? []),
+    suspendedGap: p.suspendedIn ? `${p.suspendedIn.description} (${p.suspendedIn.confidence})` : undefined,
+  };
+}
+
+function compileDistrict(d: RawDistrict): CompiledDistrict {
+  const label = `${d.name} District (${d.code})`;
+  const gaps = [
+    `Regional conditions of the ${label} are not compiled and were not applied; they can add PCN triggers, lower limits or suspend NWPs (${d.regulatoryUrl}).`,
+  ];
+  if (d.note) gaps.push(`${label}: ${d.note}`);
+  return {
+    raw: d,
+    states: new Set(d.states),
+    layer: { code: d.code, conditionsCompiled: d.conditionsCompiled, name: d.name, url: d.regulatoryUrl },
+    gaps,
+    label,
+  };
+}
+
+function compileState(s: RawStateCertification): CompiledState {
+  const certifier = s.certifyingAuthority ?? CERTIFIER_NOT_HELD;
+  const who = s.certifyingAuthority ? `certifier: ${s.certifyingAuthority}` : "the certifying authority is not held";
+  return {
+    raw: s,
+    layer: { code: s.code, certificationCompiled: s.certificationCompiled, certifier },
+    gaps: [`Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
+    certified: s.decisions ? new Set(s.decisions.certified) : undefined,
+  };
+}
+
+/** Pure: check cross-references and precompute. Throws on an inconsistent dataset. */
+export function compileDataset(raw: RawDataset): Dataset {
+  const permitsByNumber = new Map<number, CompiledPermit>();
+  for (const p of raw.permits) {
+    if (permitsByNumber.has(p.number)) throw new Error(`duplicate NWP ${p.number}`);
+    permitsByNumber.set(p.number, compilePermit(p));
+  }
+  const reservedByNumber = new Map(raw.ruleset.reservedNumbers.map((r) => [r.number, r.reason]));
+  for (const n of reservedByNumber.keys()) if (permitsByNumber.has(n)) throw new Error(`NWP ${n} is both reserved and present`);
+
+  const districtsByCode = new Map<string, CompiledDistrict>();
+  for (const d of raw.districts) {
+    if (districtsByCode.has(d.code)) throw new Error(`duplicate district ${d.code}`);
+    districtsByCode.set(d.code, compileDistrict(d));
+  }
+  const statesByCode = new Map<string, CompiledState>();
+  for (const s of raw.states) {
+    if (statesByCode.has(s.code)) throw new Error(`duplicate state ${s.code}`);
+    statesByCode.set(s.code, compileState(s));
+  }
+  for (const d of raw.districts) {
+    for (const s of d.states) if (!statesByCode.has(s)) throw new Error(`district ${d.code} serves unknown state ${s}`);
+  }
+  const activitiesById = new Map<string, CompiledActivity>();
+  for (const a of raw.activities) {
+    if (activitiesById.has(a.id)) throw new Error(`duplicate activity ${a.id}`);
+    const permits = [...a.nwpNumbers].sort((x, y) => x - y).map((n) => {
+      const p = permitsByNumber.get(n);
+      if (!p) throw new Error(`activity ${a.id} maps to absent NWP ${n}`);
+      return p;
+    });
+    activitiesById.set(a.id, { raw: a, permits });
+  }
+  const r = raw.ruleset;
+  return {
+    raw,
+    ruleset: r,
+    permitsByNumber,
+    permitNumbers: [...permitsByNumber.keys()].sort((a, b) => a - b).map(String),
+    reservedByNumber,
+    districtsByCode,
+    districtCodes: [...districtsByCode.keys()].sort(),
+    statesByCode,
+    stateCodes: [...statesByCode.keys()].sort(),
+    activitiesById,
+    activityIds: raw.activities.map((a) => a.id),
+    resourceTypes: [...RESOURCE_TYPES],
+    baseProvenance: [
+      { label: `${r.name}, ${r.federalRegisterCitation} (effective ${r.effectiveDate}, expires ${r.expiryDate})`, url: r.sourceUrl },
+      ...r.sources.filter((s) => s.url !== r.sourceUrl),
+    ],
+    fixedGaps: {
+      jurisdiction: "This service does not decide whether the site contains waters of the United States; only a Corps district makes that jurisdictional determination.",
+      generalConditions: "NWP general conditions (including 16 wild and scenic rivers, 18 endangered species, 20 historic properties, 22, 31 and 32) can require a PCN or written approval for any NWP; they are not screened.",
+    },
+  };
+}

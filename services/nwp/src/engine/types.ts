@@ -1,0 +1,179 @@
+// Shapes of the data/nwp files (as checked by data/nwp/schemas) and of the engine's plain results.
+// The engine works on plain objects; only service.ts turns them into protobuf messages.
+
+export type Confidence = "verified" | "unverified";
+export type ResourceType = "wetland" | "stream" | "open-water" | "tidal";
+export const RESOURCE_TYPES: readonly ResourceType[] = ["wetland", "stream", "open-water", "tidal"];
+
+export interface RawLimit {
+  appliesTo: ResourceType[];
+  value: number;
+  unit: "acres" | "linear feet";
+  display: string;
+  derivation: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
+export interface RawPcnCondition {
+  kind: "always" | "acreage-above" | "linear-feet-above";
+  threshold?: number;
+  unit: "" | "acres" | "linear feet";
+  description: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
+export interface RawPermit {
+  number: number;
+  title: string;
+  status: "reissued" | "new";
+  sourceUrl: string;
+  confidence: Confidence;
+  titleBasis: string;
+  acreageLimits: RawLimit[];
+  streamBedLinearFeetLimit: RawLimit | null;
+  pcnConditions: RawPcnCondition[];
+  unscreenedPcnTriggers: string[];
+  suspendedIn?: { states: string[]; description: string; sourceUrl: string; confidence: Confidence };
+  notes: string[];
+}
+
+export interface RawDistrict {
+  code: string;
+  name: string;
+  division: string;
+  divisionName: string;
+  states: string[];
+  coverage: string;
+  regulatoryUrl: string;
+  relatedUrls: string[];
+  conditionsCompiled: false;
+  regionalConditions: string[];
+  confidence: Confidence;
+  note?: string;
+}
+
+export interface KnownFact {
+  text: string;
+  sourceUrl?: string;
+  confidence: Confidence;
+}
+
+export interface RawStateCertification {
+  code: string;
+  name: string;
+  certifyingAuthority: string | null;
+  certificationCompiled: false;
+  authorityUrl?: string;
+  known: KnownFact[];
+  sourceUrl?: string;
+  confidence: Confidence;
+  decisions?: {
+    cycle: string;
+    final: boolean;
+    certified: number[];
+    certifiedNote: string;
+    othersDenied: boolean;
+    sourceUrl: string;
+    confidence: Confidence;
+  };
+  handlingOffice?: { text: string; sourceUrl: string; confidence: Confidence };
+  note: string;
+}
+
+export interface RawActivity {
+  id: string;
+  label: string;
+  nwpNumbers: number[];
+  confidence: "verify";
+  note: string;
+}
+
+export interface RawRuleset {
+  id: string;
+  name: string;
+  federalRegisterCitation: string;
+  federalRegisterPages: string;
+  frDocNumber: string;
+  publishedDate: string;
+  effectiveDate: string;
+  expiryDate: string;
+  sourceUrl: string;
+  confidence: Confidence;
+  quote: string;
+  permitCount: number;
+  reservedNumbers: { number: number; reason: string; sourceUrl: string; confidence: Confidence }[];
+  pcnReview: { reviewDays: number; description: string; quote: string; sourceUrl: string; confidence: Confidence };
+  sources: { label: string; url: string }[];
+  notes: string[];
+}
+
+export interface RawDataset {
+  ruleset: RawRuleset;
+  permits: RawPermit[];
+  districts: RawDistrict[];
+  states: RawStateCertification[];
+  activities: RawActivity[];
+}
+
+// ---- results ----
+
+export type VerdictId = "nwp-likely" | "nwp-with-pcn" | "individual-permit-likely" | "insufficient-data";
+
+export interface ReasonOut {
+  code: string;
+  message: string;
+  derivation: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
+export interface CandidateOut {
+  number: number;
+  title: string;
+  /** null: no transcribed limit is held (never the same as "too large"). */
+  eligible: boolean | null;
+  reasons: ReasonOut[];
+}
+
+export interface PcnTriggerOut {
+  permitNumber: number;
+  threshold: string;
+  inputValue: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
+export interface DeterminationOut {
+  verdict: VerdictId;
+  headline: string;
+  candidates: CandidateOut[];
+  pcn: { required: boolean; reviewDays: number; triggers: PcnTriggerOut[] };
+  districtLayer: { code: string; conditionsCompiled: boolean; name: string; url: string };
+  stateLayer: { code: string; certificationCompiled: boolean; certifier: string };
+  coverageGaps: string[];
+  provenance: { label: string; url: string }[];
+}
+
+/** A request after validation: identifiers normalised, required numbers present. */
+export interface NormalizedInput {
+  state: string;
+  district: string;
+  activity: string;
+  aquaticResourceType: ResourceType;
+  permanentImpactAcres: number;
+  temporaryImpactAcres?: number;
+  streamBedLinearFeet?: number;
+}
+
+/** What a caller may send; every field may be absent or of the wrong type. */
+export interface ProjectInputLike {
+  state?: unknown;
+  district?: unknown;
+  activity?: unknown;
+  aquaticResourceType?: unknown;
+  permanentImpactAcres?: unknown;
+  temporaryImpactAcres?: unknown;
+  streamBedLinearFeet?: unknown;
+}

@@ -1,0 +1,166 @@
+// Connect handlers for NwpService. Lookup responses are built once (the dataset never changes
+// while the process runs); determinations are computed by the pure engine and wrapped here.
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
+import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
+import {
+  ActivitySchema, BatchItemSchema, DeterminationSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
+  GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
+  ListDistrictsResponseSchema, ListPermitsResponseSchema, NwpService, PermitSchema, ProjectInputSchema, RulesetSchema,
+  StateCertificationSchema, Verdict,
+} from "@permits/proto/nwp/v1/nwp";
+import {
+  decide, validateProject, violationMessage,
+  type Confidence as ConfidenceText, type Dataset, type DeterminationOut, type NormalizedInput, type RawLimit, type VerdictId,
+} from "./engine/index.js";
+
+export const MAX_BATCH = 100;
+
+const CONFIDENCE: Record<ConfidenceText, Confidence> = { verified: Confidence.VERIFIED, unverified: Confidence.UNVERIFIED };
+const VERDICT: Record<VerdictId, Verdict> = {
+  "nwp-likely": Verdict.NWP_LIKELY,
+  "nwp-with-pcn": Verdict.NWP_WITH_PCN,
+  "individual-permit-likely": Verdict.INDIVIDUAL_PERMIT_LIKELY,
+  "insufficient-data": Verdict.INSUFFICIENT_DATA,
+};
+
+type DeterminationInit = MessageInitShape<typeof DeterminationSchema>;
+
+export function toDeterminationInit(d: DeterminationOut): DeterminationInit {
+  return {
+    verdict: VERDICT[d.verdict],
+    headline: d.headline,
+    candidates: d.candidates.map((c) => ({
+      number: c.number,
+      title: c.title,
+      eligible: c.eligible ?? undefined,
+      reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence] })),
+    })),
+    pcn: { ...d.pcn, triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence] })) },
+    districtLayer: d.districtLayer,
+    stateLayer: d.stateLayer,
+    coverageGaps: d.coverageGaps,
+    provenance: d.provenance,
+  };
+}
+
+function inputInit(i: NormalizedInput): MessageInitShape<typeof ProjectInputSchema> {
+  return { ...i };
+}
+
+function limitInit(l: RawLimit | null | undefined) {
+  if (!l) return undefined;
+  const scope = l.appliesTo.length === 4 ? "all resource types" : l.appliesTo.join(", ");
+  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence] };
+}
+
+function buildLookups(ds: Dataset) {
+  const r = ds.ruleset;
+  const ruleset = create(RulesetSchema, {
+    id: r.id, name: r.name, federalRegisterCitation: r.federalRegisterCitation,
+    effectiveDate: r.effectiveDate, expiryDate: r.expiryDate, sourceUrl: r.sourceUrl,
+  });
+  const permits = ds.raw.permits.map((p) => {
+    // The proto carries one acreage limit; further (e.g. tidal) limits are spelled out in notes.
+    const extra = p.acreageLimits.slice(1).map((l) => `Also held: ${l.display} for ${l.appliesTo.join(", ")} waters (${l.confidence}). ${l.derivation}`);
+    return create(PermitSchema, {
+      number: p.number, title: p.title, sourceUrl: p.sourceUrl, confidence: CONFIDENCE[p.confidence],
+      acreageLimit: limitInit(p.acreageLimits[0]),
+      streamBedLinearFeetLimit: limitInit(p.streamBedLinearFeetLimit),
+      pcnConditions: p.pcnConditions.map((c) => ({ ...c, confidence: CONFIDENCE[c.confidence] })),
+      notes: [p.titleBasis, ...extra, ...p.unscreenedPcnTriggers, ...(p.suspendedIn ? [p.suspendedIn.description] : []), ...p.notes,
+        ...(p.acreageLimits.length === 0 ? ["No acreage limit is held for this permit in this dataset."] : [])],
+    });
+  });
+  const districts = ds.raw.districts.map((d) => create(DistrictSchema, {
+    code: d.code, name: d.name, division: `${d.division} (${d.divisionName})`, states: d.states, regulatoryUrl: d.regulatoryUrl,
+    conditionsCompiled: d.conditionsCompiled, regionalConditions: d.regionalConditions,
+    note: [`Coverage: ${d.coverage}`, d.note].filter(Boolean).join(" "), confidence: CONFIDENCE[d.confidence],
+  }));
+  const states = ds.raw.states.map((s) => create(StateCertificationSchema, {
+    code: s.code, name: s.name, certifyingAuthority: s.certifyingAuthority ?? "Not held in this dataset",
+    certificationCompiled: s.certificationCompiled, authorityUrl: s.authorityUrl,
+    known: [...s.known.map((k) => `${k.text} [${k.confidence}${k.sourceUrl ? `; ${k.sourceUrl}` : ""}]`),
+      ...(s.handlingOffice ? [`${s.handlingOffice.text} [${s.handlingOffice.confidence}; ${s.handlingOffice.sourceUrl}]`] : [])],
+    sourceUrl: s.sourceUrl, confidence: CONFIDENCE[s.confidence], note: s.note,
+  }));
+  const activities = ds.raw.activities.map((a) => create(ActivitySchema, { id: a.id, label: a.label, nwpNumbers: a.nwpNumbers, confidence: a.confidence }));
+  return {
+    ruleset,
+    permitByNumber: new Map(permits.map((p) => [p.number, p])),
+    districtByCode: new Map(districts.map((d) => [d.code, d])),
+    stateByCode: new Map(states.map((s) => [s.code, s])),
+    listPermits: create(ListPermitsResponseSchema, { ruleset, permits }),
+    listDistricts: create(ListDistrictsResponseSchema, { ruleset, districts }),
+    listActivities: create(ListActivitiesResponseSchema, { ruleset, activities }),
+  };
+}
+
+export function createNwpService(ds: Dataset): ServiceImpl<typeof NwpService> {
+  const L = buildLookups(ds);
+  return {
+    determine(req) {
+      const v = validateProject(ds, req.project);
+      if (!v.ok) throw invalidArgument(violationMessage(v.violations), v.violations);
+      return create(DetermineResponseSchema, {
+        determination: toDeterminationInit(decide(ds, v.input)),
+        input: inputInit(v.input),
+        ruleset: L.ruleset,
+      });
+    },
+    determineBatch(req) {
+      if (req.projects.length > MAX_BATCH) {
+        throw invalidArgument(`A batch holds at most ${MAX_BATCH} projects; this one has ${req.projects.length}.`, [{
+          field: "projects",
+          description: `at most ${MAX_BATCH} projects per batch; got ${req.projects.length}`,
+          reason: ViolationReason.MALFORMED,
+        }]);
+      }
+      // Each project stands alone: one invalid project never discards the others.
+      const items = req.projects.map((bp) => {
+        const v = validateProject(ds, bp.project);
+        if (!v.ok) {
+          return create(BatchItemSchema, {
+            index: bp.index, ok: false, input: bp.project,
+            error: create(BadRequestSchema, { violations: v.violations.map((x) => ({ ...x, knownValues: x.knownValues ?? [] })) }),
+          });
+        }
+        return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(decide(ds, v.input)) });
+      });
+      return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset });
+    },
+    listPermits() {
+      return L.listPermits;
+    },
+    getPermit(req) {
+      const permit = L.permitByNumber.get(req.number);
+      if (!permit) {
+        const reserved = ds.reservedByNumber.get(req.number);
+        const msg = reserved
+          ? `NWP ${req.number} is not a permit of the ${ds.ruleset.id} ruleset: ${reserved}`
+          : `NWP ${req.number} is not a permit of the ${ds.ruleset.id} ruleset; numbering is not contiguous.`;
+        throw resourceNotFound(msg, "nwp", String(req.number), ds.permitNumbers);
+      }
+      return create(GetPermitResponseSchema, { ruleset: L.ruleset, permit });
+    },
+    listDistricts() {
+      return L.listDistricts;
+    },
+    getDistrict(req) {
+      const code = req.code.trim().toUpperCase();
+      const district = L.districtByCode.get(code);
+      if (!district) throw resourceNotFound(`No Corps district has the code "${req.code}".`, "district", req.code, ds.districtCodes);
+      return create(GetDistrictResponseSchema, { ruleset: L.ruleset, district });
+    },
+    getStateCertification(req) {
+      const code = req.code.trim().toUpperCase();
+      const certification = L.stateByCode.get(code);
+      if (!certification) throw resourceNotFound(`No state or territory has the code "${req.code}".`, "state", req.code, ds.stateCodes);
+      return create(GetStateCertificationResponseSchema, { ruleset: L.ruleset, certification });
+    },
+    listActivities() {
+      return L.listActivities;
+    },
+  };
+}

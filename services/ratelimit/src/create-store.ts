@@ -1,0 +1,44 @@
+// Chooses the store for the wiring code: memory when no REDIS_URL is given (embedded default),
+// otherwise Redis behind the per-instance memory fallback.
+import type { Clock } from "@permits/common/clock";
+import { MemoryStore } from "./memory-store.js";
+import { RedisStore } from "./redis-store.js";
+import { ResilientStore } from "./resilient-store.js";
+import { silentLogger, type Logger, type RateLimitStore } from "./store.js";
+
+export interface CreateStoreOptions {
+  /** e.g. process.env.REDIS_URL; absent or empty means the in-memory store. */
+  redisUrl?: string;
+  /**
+   * Accepted so wiring can pass one set of deps; stores read no clock themselves, because the
+   * service passes its Clock's `now` into every call (and into the Lua scripts).
+   */
+  clock?: Clock;
+  logger?: Logger;
+  keyPrefix?: string;
+  /** Longest any call waits on Redis (default 150 ms). */
+  timeoutMs?: number;
+  /** Longest the factory waits for the first connection before serving degraded (default 1 s). */
+  startupWaitMs?: number;
+}
+
+export async function createRateLimitStore(options: CreateStoreOptions = {}): Promise<RateLimitStore> {
+  const logger = options.logger ?? silentLogger;
+  if (!options.redisUrl) return new MemoryStore();
+  const timeoutMs = options.timeoutMs ?? 150;
+  const redis = new RedisStore({ url: options.redisUrl, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs });
+  const store = new ResilientStore(redis, { timeoutMs, logger });
+  // Wait briefly so the first requests are not needlessly degraded; keep retrying in the background.
+  const connected = redis.connect().then(
+    () => true,
+    () => false,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), options.startupWaitMs ?? 1000);
+  });
+  const ok = await Promise.race([connected, waited]);
+  clearTimeout(timer);
+  if (!ok) store.enterOutage(new Error("redis not reachable at start"));
+  return store;
+}

@@ -1,0 +1,71 @@
+// Test support (no vitest import, so it also compiles): the store kinds every suite runs
+// against, each with a unique Redis key prefix that is deleted afterwards.
+import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
+import { MemoryStore } from "./memory-store.js";
+import { RedisStore } from "./redis-store.js";
+import type { IdempotencyTimes, RateLimitStore } from "./store.js";
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface StoreKind {
+  name: "memory" | "redis";
+  /** A fresh, empty store. */
+  make(times?: IdempotencyTimes): Promise<RateLimitStore>;
+  /** Closes what `make` opened and deletes every key it wrote. */
+  cleanup(): Promise<void>;
+}
+
+export function memoryKind(): StoreKind {
+  return { name: "memory", make: async (times) => new MemoryStore(times), cleanup: async () => {} };
+}
+
+export function redisKind(url = TEST_REDIS_URL): StoreKind {
+  const prefix = `test:rl:${randomUUID()}:`;
+  const opened: RedisStore[] = [];
+  return {
+    name: "redis",
+    async make(times) {
+      // Generous timeout: the suite tests counting, not latency, and must not flake under load.
+      const store = new RedisStore({ url, keyPrefix: `${prefix}${opened.length}:`, commandTimeoutMs: 5000, times });
+      opened.push(store);
+      await store.connect();
+      return store;
+    },
+    async cleanup() {
+      await Promise.all(opened.map((s) => s.close()));
+      await deleteKeys(url, prefix);
+    },
+  };
+}
+
+export async function deleteKeys(url: string, prefix: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Whether the test Redis answers; suites needing it skip (loudly) when it does not. */
+export async function redisReachable(url = TEST_REDIS_URL): Promise<boolean> {
+  const client = createClient({ url, socket: { connectTimeout: 500, reconnectStrategy: false } });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (client.isOpen) client.destroy();
+  }
+}
+
+export function ms(iso: string): number {
+  return Date.parse(iso);
+}

@@ -1,0 +1,233 @@
+// Static checks of the deployment files (no Docker engine runs in CI):
+// docker-compose.yml against the Compose Specification schema, plus the wiring between
+// compose, the Dockerfile, deploy/nginx.conf, deploy/healthcheck.mjs and package.json.
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+// Ajv draft-07 (named export: same class as the default, and typed correctly under NodeNext).
+import { Ajv } from "ajv";
+import addFormatsModule from "ajv-formats";
+
+// ajv-formats is CommonJS: depending on the loader, the default import is the plugin itself
+// or its module object; its `default` property is the plugin in both cases.
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const schemaPath = path.resolve(repoRoot, "../shared/vendor/compose-spec.json");
+const read = (rel: string) => readFileSync(path.join(repoRoot, rel), "utf8");
+
+const APP_ROLES = ["gateway", "stormwater", "nwp", "entitlement", "ratelimit"] as const;
+const URL_VARS = ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "REDIS_URL"] as const;
+
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string | string[];
+  environment?: Record<string, unknown> | string[];
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  deploy?: { replicas?: number | string };
+  ports?: unknown[];
+  volumes?: unknown[];
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  networks?: string[] | Record<string, { ipv4_address?: string } | null>;
+};
+type Compose = { services: Record<string, Service>; networks?: Record<string, unknown> };
+
+let compose: Compose;
+let services: Record<string, Service>;
+const scripts: Record<string, string> = JSON.parse(read("package.json")).scripts;
+
+/** environment as a map, for both the mapping and the KEY=VALUE list forms */
+function env(svc: Service): Record<string, string> {
+  const e = svc.environment ?? {};
+  if (Array.isArray(e)) {
+    return Object.fromEntries(
+      e.map((kv) => {
+        const i = kv.indexOf("=");
+        return i < 0 ? [kv, ""] : [kv.slice(0, i), kv.slice(i + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v == null ? "" : String(v)]));
+}
+
+function words(v: string | string[] | undefined): string[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v.map(String) : v.trim().split(/\s+/);
+}
+
+/** role the container starts: `start:<role>` in its command, else its ROLE variable */
+function roleOf(svc: Service): string | undefined {
+  for (const w of words(svc.command)) {
+    const m = /^start:([\w-]+)$/.exec(w);
+    if (m) return m[1];
+  }
+  return env(svc).ROLE || undefined;
+}
+
+beforeAll(() => {
+  compose = parse(read("docker-compose.yml"), { merge: true }) as Compose;
+  services = compose?.services ?? {};
+});
+
+describe("docker-compose.yml", () => {
+  it("is valid against the Compose Specification schema", () => {
+    // Deliberately fails (no skip) when the vendored schema is missing.
+    expect(existsSync(schemaPath), `compose schema not found at ${schemaPath}`).toBe(true);
+    const schema = JSON.parse(readFileSync(schemaPath, "utf8"));
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    // The schema names its meta-schema "https://json-schema.org/draft-07/schema"; Ajv knows
+    // draft-07 as "http://json-schema.org/draft-07/schema#". Register it under that alias too,
+    // so the schema itself is still meta-validated.
+    const draft07 = createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-07.json");
+    if (typeof schema.$schema === "string" && !ajv.getSchema(schema.$schema)) {
+      ajv.addMetaSchema({ ...draft07, $id: schema.$schema });
+    }
+    const validate = ajv.compile(schema);
+    const ok = validate(compose);
+    expect(validate.errors ?? [], ajv.errorsText(validate.errors)).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it("defines redis, the four services, the gateway and the proxy", () => {
+    expect(Object.keys(services).sort()).toEqual(
+      ["entitlement", "gateway", "nwp", "proxy", "ratelimit", "redis", "stormwater"].sort(),
+    );
+  });
+
+  it("gives every service a healthcheck", () => {
+    for (const [name, svc] of Object.entries(services)) {
+      expect(svc.healthcheck, `${name} has no healthcheck`).toBeDefined();
+      expect(svc.healthcheck?.disable, `${name} disables its healthcheck`).not.toBe(true);
+      expect(words(svc.healthcheck?.test).length, `${name} healthcheck has no test`).toBeGreaterThan(1);
+    }
+    expect(words(services.redis.healthcheck?.test)).toEqual(expect.arrayContaining(["redis-cli", "ping"]));
+  });
+
+  it("starts each app role with an existing start:<role> script and probes it via healthcheck.mjs", () => {
+    const started = new Set<string>();
+    for (const [name, svc] of Object.entries(services)) {
+      if (svc.build === undefined) continue; // redis, proxy: stock images
+      const role = roleOf(svc);
+      expect(role, `${name} starts no role`).toBeDefined();
+      expect(scripts, `${name}: no start:${role} script`).toHaveProperty(`start:${role}`);
+      expect(words(svc.command)).not.toContain("start"); // npm start rebuilds
+      started.add(role!);
+      const e = env(svc);
+      expect(e.HOST, `${name} HOST`).toBe("0.0.0.0");
+      expect(e.PORT, `${name} PORT`).toMatch(/^\d+$/);
+      const test = words(svc.healthcheck?.test);
+      expect(test, `${name} healthcheck`).toContain("deploy/healthcheck.mjs");
+      expect(test[test.length - 1], `${name} healthcheck role`).toBe(role);
+    }
+    expect([...started].sort()).toEqual([...APP_ROLES].sort());
+    for (const role of ["stormwater", "nwp", "entitlement", "ratelimit"]) {
+      expect(roleOf(services[role]), `service ${role} runs its own role`).toBe(role);
+    }
+  });
+
+  it("gives the services distinct ports 7001..7004", () => {
+    const ports = ["stormwater", "nwp", "entitlement", "ratelimit"].map((s) => env(services[s]).PORT);
+    expect(ports).toEqual(["7001", "7002", "7003", "7004"]);
+  });
+
+  it("replicates the gateway and wires every service URL and Redis", () => {
+    const gw = services.gateway;
+    expect(Number(gw.deploy?.replicas)).toBeGreaterThanOrEqual(2);
+    expect(gw.ports ?? [], "replicated gateway must not publish a fixed host port").toEqual([]);
+    expect(gw, "replicas cannot share a container_name").not.toHaveProperty("container_name");
+    const e = env(gw);
+    expect(e.PORT).toBe("8080");
+    for (const v of URL_VARS) {
+      expect(e[v], `gateway ${v}`).toBeTruthy();
+      const url = new URL(e[v]);
+      const host = url.hostname;
+      expect(Object.keys(services), `${v} host ${host} is not a compose service`).toContain(host);
+      const expectedPort = v === "REDIS_URL" ? "6379" : env(services[host]).PORT;
+      expect(url.port || (url.protocol === "redis:" ? "6379" : "80"), `${v} port`).toBe(expectedPort);
+      if (v !== "REDIS_URL") expect(url.protocol).toBe("http:");
+      else expect(host).toBe("redis");
+    }
+    for (const s of ["ratelimit", "entitlement"]) expect(env(services[s]).REDIS_URL).toBe(e.REDIS_URL);
+    expect(e.TRUST_PROXY, "gateway TRUST_PROXY").toBeTruthy();
+  });
+
+  it("starts the gateway only after healthy dependencies", () => {
+    const deps = services.gateway.depends_on;
+    expect(deps && !Array.isArray(deps)).toBe(true);
+    for (const d of ["redis", "stormwater", "nwp", "entitlement", "ratelimit"]) {
+      expect((deps as Record<string, { condition?: string }>)[d]?.condition, `gateway -> ${d}`).toBe(
+        "service_healthy",
+      );
+    }
+  });
+
+  it("trusts exactly the proxy's address for forwarded headers", () => {
+    const nets = services.proxy.networks;
+    const fixed =
+      nets && !Array.isArray(nets)
+        ? Object.values(nets).map((n) => n?.ipv4_address).filter(Boolean)
+        : [];
+    const trust = env(services.gateway).TRUST_PROXY;
+    expect(trust === "true" || fixed.includes(trust), `TRUST_PROXY=${trust}, proxy at ${fixed}`).toBe(true);
+  });
+});
+
+describe("proxy", () => {
+  it("publishes a port and mounts deploy/nginx.conf", () => {
+    const proxy = services.proxy;
+    expect(proxy.image).toMatch(/^nginx:/);
+    expect(proxy.ports?.length ?? 0).toBeGreaterThan(0);
+    const published = String(proxy.ports![0]);
+    expect(published).toMatch(/:80$/);
+    const mounts = (proxy.volumes ?? []).map(String);
+    expect(mounts.some((m) => m.startsWith("./deploy/nginx.conf:/etc/nginx/"))).toBe(true);
+  });
+
+  it("nginx.conf upstreams to gateway:8080 and forwards X-Forwarded-For and X-Request-Id", () => {
+    const conf = read("deploy/nginx.conf").replace(/#.*$/gm, "");
+    const upstream = /upstream\s+([\w-]+)\s*\{([^}]*)\}/.exec(conf);
+    expect(upstream, "no upstream block").not.toBeNull();
+    const [, name, body] = upstream!;
+    expect(body).toMatch(/\bserver\s+gateway:8080\b/);
+    expect(conf).toMatch(new RegExp(`proxy_pass\\s+http://${name}\\s*;`));
+    expect(conf).toMatch(/listen\s+80\b/);
+    expect(conf).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\S+;/);
+    expect(conf).toMatch(/proxy_set_header\s+X-Request-Id\s+\S+;/);
+  });
+});
+
+describe("image", () => {
+  it("Dockerfile is multi-stage, non-root, and defaults to the gateway", () => {
+    const df = read("Dockerfile");
+    const froms = df.match(/^FROM\s+\S+/gim) ?? [];
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const f of froms) expect(f).toMatch(/node:20-bookworm-slim/);
+    expect(df).toMatch(/npm ci/);
+    expect(df).toMatch(/npm run build/);
+    expect(df).toMatch(/npm prune --omit=dev/);
+    expect(df).toMatch(/^USER\s+(?!root\b|0\b)\S+/m);
+    expect(df).toMatch(/^ENV[\s\S]*HOST=0\.0\.0\.0/m);
+    expect(df).toMatch(/NODE_ENV=production/);
+    expect(df).toMatch(/^CMD\s+\["npm",\s*"run",\s*"start:gateway"\]/m);
+    expect(df).not.toMatch(/"npm",\s*"start"/);
+  });
+
+  it("deploy/healthcheck.mjs exists and probes both health endpoints", () => {
+    const p = path.join(repoRoot, "deploy/healthcheck.mjs");
+    expect(existsSync(p)).toBe(true);
+    const src = readFileSync(p, "utf8");
+    expect(src).toContain("/grpc.health.v1.Health/Check");
+    expect(src).toContain("/readyz");
+    expect(src).toContain("SERVING");
+  });
+
+  it(".dockerignore keeps host node_modules, dist and build info out of the context", () => {
+    const lines = read(".dockerignore").split("\n").map((l) => l.trim());
+    for (const pat of ["**/node_modules", "**/dist", "**/*.tsbuildinfo"]) expect(lines).toContain(pat);
+  });
+});

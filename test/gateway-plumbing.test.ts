@@ -1,0 +1,126 @@
+// The HTTP plumbing every route shares, through the embedded deployment.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmbedded, type Embedded } from "./support/embedded.js";
+
+const SANDBOX = "svc_sandbox_public";
+let gw: Embedded;
+beforeAll(async () => {
+  gw = await startEmbedded({ BODY_LIMIT_BYTES: "2048" });
+});
+afterAll(async () => gw?.close());
+
+const inject = (o: Parameters<Embedded["app"]["inject"]>[0]) => gw.app.inject(o);
+
+describe("request ids", () => {
+  it("echoes a sane incoming x-request-id", async () => {
+    const res = await inject({ method: "GET", url: "/api/v1", headers: { "x-request-id": "client-42.a:b_c" } });
+    expect(res.headers["x-request-id"]).toBe("client-42.a:b_c");
+  });
+  it("replaces an unsafe or overlong one", async () => {
+    for (const bad of ["has space", "x".repeat(129), "semi;colon"]) {
+      const res = await inject({ method: "GET", url: "/api/v1", headers: { "x-request-id": bad } });
+      expect(res.headers["x-request-id"]).toMatch(/^req_[0-9a-f]{24}$/);
+    }
+  });
+  it("puts the id in document 1 and document 2 error bodies", async () => {
+    const d1 = await inject({ method: "POST", url: "/api/v1/determine", payload: "{", headers: { "content-type": "application/json", "x-request-id": "r1" } });
+    expect(d1.json()).toMatchObject({ error: { code: "invalid_json" }, request_id: "r1" });
+    const d2 = await inject({ method: "POST", url: "/api/v1/determine/nwp", payload: "{", headers: { "content-type": "application/json", "x-request-id": "r2", "x-api-key": SANDBOX } });
+    expect(d2.json()).toMatchObject({ error: { code: "malformed_json", requestId: "r2" } });
+  });
+});
+
+describe("paths and methods", () => {
+  it("answers an unknown path 404 not_found listing the endpoints", async () => {
+    const res = await inject({ method: "GET", url: "/api/v1/nope" });
+    expect(res.statusCode).toBe(404);
+    const body = res.json();
+    expect(body.error.code).toBe("not_found");
+    expect(body.error.details.endpoints).toContain("POST /api/v1/determine");
+    expect(body.error.details.endpoints).toContain("GET /api/v1/district/:code");
+  });
+  it("answers a known path with the wrong method 405 with Allow", async () => {
+    const res = await inject({ method: "GET", url: "/api/v1/determine" });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe("POST");
+    expect(res.headers["content-type"]).toMatch(/application\/json/);
+    expect(res.json()).toMatchObject({ error: { code: "method_not_allowed", details: { allow: ["POST"] } } });
+  });
+  it("uses document 2's envelope for a 405 on a document 2 path", async () => {
+    const res = await inject({ method: "DELETE", url: "/api/v1/district/SPK" });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe("GET, HEAD");
+    expect(res.json().error).toMatchObject({ code: "method_not_allowed", knownValues: { method: ["GET", "HEAD"] } });
+  });
+});
+
+describe("bodies", () => {
+  it("refuses a body over BODY_LIMIT_BYTES with 413 naming the limit", async () => {
+    const res = await inject({ method: "POST", url: "/api/v1/determine", payload: JSON.stringify({ state: "x".repeat(3000) }), headers: { "content-type": "application/json" } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe("payload_too_large");
+    expect(res.json().error.message).toContain("2048 bytes");
+  });
+  it("reads any content type as JSON, so a text/plain body that is not JSON is invalid_json", async () => {
+    const res = await inject({ method: "POST", url: "/api/v1/determine", payload: "state=TX", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe("invalid_json");
+  });
+  it("refuses a JSON body that is not an object with invalid_request", async () => {
+    for (const payload of ["[1,2]", "42", "null", '"text"']) {
+      const res = await inject({ method: "POST", url: "/api/v1/determine", payload, headers: { "content-type": "application/json" } });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().error.code, payload).toBe("invalid_request");
+    }
+  });
+});
+
+describe("CORS", () => {
+  it("exposes every rate, quota, tier and request-id header", async () => {
+    const res = await inject({ method: "OPTIONS", url: "/api/v1/determine", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+    expect(res.statusCode).toBe(204);
+    const simple = await inject({ method: "GET", url: "/api/v1/pricing", headers: { origin: "https://app.example" } });
+    const exposed = String(simple.headers["access-control-expose-headers"]).toLowerCase();
+    for (const h of ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-quota-limit", "x-quota-used", "x-quota-remaining", "x-service-tier", "retry-after", "ratelimit-policy", "ratelimit"]) {
+      expect(exposed.split(/,\s*/)).toContain(h);
+    }
+  });
+});
+
+describe("static discovery documents", () => {
+  for (const url of ["/api/v1", "/api/openapi", "/api/v1/pricing"]) {
+    it(`${url} is cacheable and carries no rate-limit headers`, async () => {
+      const res = await inject({ method: "GET", url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers["cache-control"]).toMatch(/max-age=\d+/);
+      expect(res.headers.etag).toBeTruthy();
+      expect(res.headers["x-ratelimit-limit"]).toBeUndefined();
+      const again = await inject({ method: "GET", url, headers: { "if-none-match": String(res.headers.etag) } });
+      expect(again.statusCode).toBe(304);
+    });
+  }
+  it("the OpenAPI document is 3.1, version 1.0.0, and names every route of the index", async () => {
+    const doc = (await inject({ method: "GET", url: "/api/openapi" })).json();
+    const index = (await inject({ method: "GET", url: "/api/v1" })).json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("1.0.0");
+    for (const e of index.endpoints) expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeTruthy();
+    expect(doc.paths["/api/v1/determine"].post.responses["429"]).toBeTruthy();
+    expect(doc.paths["/api/v1/determine/nwp"].post.responses["422"]).toBeTruthy();
+    expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["invalid_json", "malformed_json", "rate_limit_exceeded", "entitlement_check_unavailable"]));
+  });
+  it("pricing lists the plans of both documents", async () => {
+    const p = (await inject({ method: "GET", url: "/api/v1/pricing" })).json();
+    const ids = p.surfaces.map((s: { surface: string; plans: { id: string }[] }) => `${s.surface}:${s.plans.map((x) => x.id).join(",")}`);
+    expect(ids).toEqual(["stormwater:anonymous,sandbox,test,pro,scale", "nwp:sandbox,pro,free"]);
+  });
+});
+
+describe("health", () => {
+  it("healthz says alive and readyz checks every service", async () => {
+    expect((await inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
+    const ready = await inject({ method: "GET", url: "/readyz" });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().checks).toEqual({ stormwater: true, nwp: true, entitlement: true, ratelimit: true });
+  });
+});
