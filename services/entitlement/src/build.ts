@@ -12,5 +12,5 @@ export async function build(ctx: BuildContext): Promise<BuiltService<typeof Enti
     throw new ConfigError(`invalid configuration: ${(e as Error).message}`);
   }
   const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock });
-  return { service: EntitlementService, impl: createEntitlementService(deps), close: deps.close };
+  return { service: EntitlementService, impl: createEntitlementService(deps), ready: deps.ready, close: deps.close };
 }

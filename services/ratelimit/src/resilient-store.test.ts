@@ -92,7 +92,7 @@ describe("ResilientStore", () => {
   });
 });
 
-describe.skipIf(!(await hasRedisServer()))("a real Redis stopped and restarted mid-run", () => {
+describe.skipIf(!(await hasRedisServer()))("a private redis-server: stopped, restarted, stalled", () => {
   let server: ChildProcess | undefined;
   afterEach(() => {
     server?.kill("SIGKILL");
@@ -132,6 +132,37 @@ describe.skipIf(!(await hasRedisServer()))("a real Redis stopped and restarted m
     expect(after.filter((r) => r.allowed)).toHaveLength(4);
     expect(logger.info).toHaveBeenCalledTimes(2);
   });
+
+  it("answers within the timeout while Redis is stalled, and counts correctly once it answers again", async () => {
+    const port = await freePort();
+    server = await startRedis(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const logger = spyLogger();
+    const store = new ResilientStore(new RedisStore({ url, keyPrefix: `test:rl:${randomUUID()}:` }), { logger });
+    opened.push(store);
+    await store.primary.connect();
+    expect((await decide(store, "ip:a")).windows[0].used).toBe(1);
+
+    // Another connection blocks the server for 600 ms; the store's socket stays up.
+    const blocker = new RedisStore({ url });
+    await blocker.connect();
+    const sleeping = blocker.client.sendCommand(["DEBUG", "SLEEP", "0.6"]).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    const started = performance.now();
+    const stalled = await decide(store, "ip:a");
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(stalled.degraded).toBe(true);
+    await sleeping;
+    await blocker.close();
+
+    // The late reply of the timed-out script must not be mistaken for a later command's.
+    // (The timed-out script did run on Redis, so Redis holds 2; the strict side of the race.)
+    const back = await decide(store, "ip:a");
+    expect(back).toMatchObject({ degraded: false, allowed: true });
+    expect(back.windows[0].used).toBe(3);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.info).toHaveBeenCalledTimes(1);
+  });
 });
 
 async function hasRedisServer(): Promise<boolean> {
@@ -155,7 +186,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"], { stdio: ["ignore", "pipe", "ignore"] });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   await waitFor(() => out.includes("Ready to accept connections"), 5000);

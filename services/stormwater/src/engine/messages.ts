@@ -1,0 +1,73 @@
+// Small builders from raw data to protobuf messages. Used at load time (static parts) and per
+// call (the few parts that carry the site's numbers).
+import { create } from "@bufbuild/protobuf";
+import { NullValue, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import { CitationSchema, Confidence, type Citation } from "@permits/proto/common/v1/common";
+import {
+  CredentialGate,
+  DerivationStepSchema,
+  RequirementKind,
+  type DerivationStep,
+} from "@permits/proto/stormwater/v1/stormwater";
+import type { RawCitation, RawConfidence, RawGate, RawRequirementKind, RawValue } from "./raw.js";
+
+export function confidenceOf(c: RawConfidence): Confidence {
+  return c === "verified" ? Confidence.VERIFIED : Confidence.UNVERIFIED;
+}
+
+/** The weaker of the confidences: one unverified link makes the whole chain unverified. */
+export function weakest(...cs: Confidence[]): Confidence {
+  return cs.every((c) => c === Confidence.VERIFIED) ? Confidence.VERIFIED : Confidence.UNVERIFIED;
+}
+
+export function citationMsg(c: RawCitation): Citation {
+  return create(CitationSchema, {
+    sourceCitation: c.sourceCitation,
+    sourceUrl: c.sourceUrl,
+    quote: c.quote,
+    confidence: confidenceOf(c.confidence),
+  });
+}
+
+const NULL_VALUE: Value = create(ValueSchema, { kind: { case: "nullValue", value: NullValue.NULL_VALUE } });
+
+export function valueMsg(v: RawValue): Value {
+  if (v === null) return NULL_VALUE;
+  if (typeof v === "number") return create(ValueSchema, { kind: { case: "numberValue", value: v } });
+  return create(ValueSchema, { kind: { case: "stringValue", value: v } });
+}
+
+const KINDS: Record<RawRequirementKind, RequirementKind> = {
+  inspection: RequirementKind.INSPECTION,
+  stabilization: RequirementKind.STABILIZATION,
+  corrective_action: RequirementKind.CORRECTIVE_ACTION,
+  recordkeeping: RequirementKind.RECORDKEEPING,
+  filing: RequirementKind.FILING,
+  monitoring: RequirementKind.MONITORING,
+  practice: RequirementKind.PRACTICE,
+  buffer: RequirementKind.BUFFER,
+};
+
+export function kindOf(k: RawRequirementKind): RequirementKind {
+  return KINDS[k];
+}
+
+const GATES: Record<RawGate, CredentialGate> = {
+  open: CredentialGate.OPEN,
+  gated: CredentialGate.GATED,
+  conditional: CredentialGate.CONDITIONAL,
+  unknown: CredentialGate.UNKNOWN,
+};
+
+export function gateOf(g: RawGate): CredentialGate {
+  return GATES[g];
+}
+
+export function step(stepName: string, result: string, citation?: Citation): DerivationStep {
+  return create(DerivationStepSchema, { step: stepName, result, citation });
+}
+
+/** Acre figures in words, deterministic (JavaScript's shortest round-trip form). */
+export function acres(n: number): string {
+  return n === 1 ? "1 acre" : `${n} acres`;
+}

@@ -1,0 +1,113 @@
+// The distributed deployment as real processes: four services and the gateway, each from its
+// built output (npm run start:* runs the same files), on free loopback ports, HTTP/2 between them.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A copy of data/tiers.json with every limit multiplied, so suites that are not about limits never hit one. */
+export function generousTiersFile(factor = 1000): string {
+  const doc = JSON.parse(readFileSync(path.join(ROOT, "data/tiers.json"), "utf8"));
+  delete doc.$schema;
+  for (const p of doc.policies) for (const w of p.windows) w.limit *= factor;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "permits-tiers-"));
+  const file = path.join(dir, "tiers.json");
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+export function startProcess(name: string, script: string, env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [path.join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return { name, child, output: () => out };
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface Distributed {
+  baseUrl: string;
+  procs: Proc[];
+  close(): Promise<void>;
+}
+
+const SERVICES = ["stormwater", "nwp", "entitlement", "ratelimit"] as const;
+
+let built = false;
+/** The processes run the built output: bring it up to date first (incremental, fast when fresh). */
+export function ensureBuilt(): void {
+  if (built) return;
+  execFileSync(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-b"], { cwd: ROOT, stdio: "inherit" });
+  built = true;
+}
+
+export async function startDistributed(env: Record<string, string> = {}): Promise<Distributed> {
+  ensureBuilt();
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
+  const common = { STATE_DIR: stateDir, REDIS_URL: "", ...env };
+  const procs: Proc[] = [];
+  const urls: Record<string, string> = {};
+  for (const s of SERVICES) {
+    const port = await freePort();
+    procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) }));
+    urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+  }
+  const gatewayPort = await freePort();
+  procs.push(startProcess("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) }));
+  const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+  const close = async () => {
+    await Promise.all(
+      procs.map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.child.exitCode !== null) return resolve();
+            p.child.once("exit", () => resolve());
+            p.child.kill("SIGTERM");
+            setTimeout(() => p.child.kill("SIGKILL"), 5000).unref();
+          }),
+      ),
+    );
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 20_000, "the distributed deployment to be ready");
+  } catch (e) {
+    const logs = procs.map((p) => `--- ${p.name} (exit ${p.child.exitCode})\n${p.output()}`).join("\n");
+    await close();
+    throw new Error(`${(e as Error).message}\n${logs}`);
+  }
+  return { baseUrl, procs, close };
+}
