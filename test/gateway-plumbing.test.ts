@@ -1,11 +1,12 @@
 // The HTTP plumbing every route shares, through the embedded deployment.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
+import { generousTiersFile } from "./support/processes.js";
 
 const SANDBOX = "svc_sandbox_public";
 let gw: Embedded;
 beforeAll(async () => {
-  gw = await startEmbedded({ BODY_LIMIT_BYTES: "2048" });
+  gw = await startEmbedded({ BODY_LIMIT_BYTES: "2048", TIERS_FILE: generousTiersFile() });
 });
 afterAll(async () => gw?.close());
 

@@ -13,6 +13,7 @@ import { accessControl } from "./http/access.js";
 import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
 import { nwpRoutes } from "./surfaces/nwp/routes.js";
 import { metaRoutes } from "./surfaces/meta/routes.js";
+import { accountRoutes } from "./surfaces/account/routes.js";
 
 export interface AppDeps {
   clients: ServiceClients;
@@ -76,7 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "request");
   });
 
-  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps)];
+  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps)];
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   registerRoutes(app, allRoutes);
@@ -129,5 +130,5 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, p: Problem
 // Paths of document 2; everything else speaks document 1, the common vocabulary.
 const NWP_PATHS = /^\/api\/v1\/(determine\/(nwp|batch)|nwp|district|state|activity)(\/|$|\?)/;
 export function surfaceOfPath(url: string): Surface {
-  return NWP_PATHS.test(url) || url.startsWith("/recover") ? "nwp" : "stormwater";
+  return NWP_PATHS.test(url) || /^\/recover(\/|$|\?)/.test(url) ? "nwp" : "stormwater";
 }

@@ -13,6 +13,7 @@ import type { ServiceClients } from "@permits/gateway/clients";
 
 export interface Embedded {
   app: FastifyInstance;
+  env: NodeJS.ProcessEnv;
   clients: ServiceClients;
   clock: Clock;
   close(): Promise<void>;
@@ -30,6 +31,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { cl
   await app.ready();
   return {
     app,
+    env: fullEnv,
     clients: wiring.clients,
     clock,
     close: async () => {

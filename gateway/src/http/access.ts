@@ -5,7 +5,8 @@ import fp from "fastify-plugin";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
-import { Tier, TierSchema, type Principal } from "@permits/proto/entitlement/v1/entitlement";
+import { create } from "@bufbuild/protobuf";
+import { PrincipalSchema, Tier, TierSchema, type Principal } from "@permits/proto/entitlement/v1/entitlement";
 import type { DecideResponse, WindowStatus } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../app.js";
 import { enumWord } from "./public-json.js";
@@ -20,6 +21,10 @@ declare module "fastify" {
     tiers?: Tier[];
     /** The route meters itself later (an idempotent replay must not be charged). */
     deferMetering?: boolean;
+    /** Keyless route metered per calling IP under this policy (key recovery). */
+    ipPolicy?: string;
+    /** Identify the caller but spend nothing (the usage read-out). */
+    noSpend?: boolean;
   }
 }
 
@@ -49,6 +54,11 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
     const cfg = req.routeOptions.config;
     if (!cfg?.metered || !cfg.surface) return;
     const surface = cfg.surface;
+    if (cfg.ipPolicy) {
+      req.principal = create(PrincipalSchema, { surface: SURFACES[surface], tier: Tier.ANONYMOUS, bucket: `ip:${req.ip}` });
+      await meter(deps, req, reply, 1, cfg.ipPolicy);
+      return;
+    }
     const apiKey = apiKeyOf(req);
     let principal: Principal | undefined;
     try {
@@ -62,7 +72,10 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
     if (cfg.tiers && !cfg.tiers.includes(principal.tier)) {
       throw new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. See /api/v1/pricing.`);
     }
-    if (!cfg.deferMetering) await meter(deps, req, reply);
+    if (cfg.noSpend) return;
+    // A keyed caller's idempotent replay is not charged: the route meters once it knows.
+    if (cfg.deferMetering && principal.keyId !== undefined && req.headers["idempotency-key"] !== undefined) return;
+    await meter(deps, req, reply);
   });
 });
 
@@ -83,10 +96,12 @@ function authProblem(e: unknown, keySent: boolean): Problem {
 }
 
 /** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */
-export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, cost = 1): Promise<DecideResponse> {
+export function policyOf(req: FastifyRequest): string {
+  return `${req.routeOptions.config.surface}.${tierWord(req.principal!.tier)}`;
+}
+
+export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, cost = 1, policy = policyOf(req)): Promise<DecideResponse> {
   const principal = req.principal!;
-  const surface = req.routeOptions.config.surface!;
-  const policy = `${surface}.${tierWord(principal.tier)}`;
   const decision = await deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost });
   writeLimitHeaders(reply, decision.windows, decision.bindingWindow, principal.billable, deps.clock.now());
   if (!decision.allowed) {

@@ -31,6 +31,10 @@ export interface RouteSpec {
   tiers?: Tier[];
   /** The handler meters itself (an idempotent replay must not be charged). */
   deferMetering?: boolean;
+  /** Keyless, metered per IP under this policy. */
+  ipPolicy?: string;
+  /** Identifies the caller without spending budget. */
+  noSpend?: boolean;
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -43,7 +47,7 @@ declare module "fastify" {
 
 export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const r of routes) {
-    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering }, handler: r.handler });
+    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering, ipPolicy: r.ipPolicy, noSpend: r.noSpend }, handler: r.handler });
   }
   // Fastify answers a known path with the wrong method as 404 by design; the contract wants 405.
   const byUrl = new Map<string, { surface: Surface; methods: Set<string> }>();

@@ -11,6 +11,7 @@ import { parseFields, type FieldTable } from "../../http/fields.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { stormwaterEnvelope } from "./envelope.js";
+import { withIdempotency } from "../../http/idempotency.js";
 import { SITE_FIELDS } from "./site-input.js";
 import { stormwaterSchemas as S } from "./openapi-schemas.js";
 
@@ -32,6 +33,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       url: "/api/v1/determine",
       surface,
       metered: true,
+      deferMetering: true,
       doc: {
         summary: "Stormwater determination for a site",
         description: "Which stormwater permit governs the site, what it requires, with a citation behind every requirement.",
@@ -41,10 +43,11 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
         errors: ["invalid_json", "payload_too_large", ...COMMON_ERRORS],
         auth: "optional",
       },
-      handler: async (req) => {
-        const res = await stormwater.determine({ site: parseSite(req.body, "json") });
-        return stormwaterEnvelope(req, toPublicJson(DeterminationSchema, res.determination, "snake"));
-      },
+      handler: async (req, reply) =>
+        withIdempotency(deps, req, reply, async () => {
+          const res = await stormwater.determine({ site: parseSite(req.body, "json") });
+          return stormwaterEnvelope(req, toPublicJson(DeterminationSchema, res.determination, "snake"));
+        }),
     },
     {
       method: "GET",

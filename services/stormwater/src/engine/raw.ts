@@ -78,6 +78,8 @@ export interface RawScreen {
 
 export interface RawCgpRequirements {
   permitId: string;
+  /** The CGP's qualified-person inspector rule, used on every EPA route. */
+  inspectorCredential: RawCredential;
   requirements: RawRequirement[];
   screens: RawScreen[];
   citations: Record<string, RawCitation> & {

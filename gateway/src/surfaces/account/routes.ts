@@ -1,0 +1,86 @@
+// The caller's own account: usage read-out (document 1 rules) and legacy key recovery (document 2).
+import { Code, ConnectError } from "@connectrpc/connect";
+import { WindowStatusSchema } from "@permits/proto/ratelimit/v1/ratelimit";
+import type { AppDeps } from "../../app.js";
+import { policyOf, tierWord, writeLimitHeaders } from "../../http/access.js";
+import { parseFields } from "../../http/fields.js";
+import { Problem } from "../../http/problems.js";
+import { toPublicJson } from "../../http/public-json.js";
+import type { RouteSpec } from "../../http/route-table.js";
+import { stormwaterEnvelope } from "../stormwater/envelope.js";
+
+const RECOVER_FIELDS = { subscriptionId: { type: "string" as const, description: "The payment-provider subscription id from the receipt (sub_…)." } };
+
+export function accountRoutes(deps: AppDeps): RouteSpec[] {
+  const { ratelimit, entitlement } = deps.clients;
+  return [
+    {
+      method: "GET",
+      url: "/api/v1/usage",
+      surface: "stormwater",
+      metered: true,
+      noSpend: true,
+      doc: {
+        summary: "The caller's tier, windows and quota (spends nothing)",
+        description: "Every window of the caller's document 1 tier with limit, used, remaining and reset (Unix seconds), and the monthly quota where the plan has one. Reading it consumes no budget.",
+        success: { status: 200, description: "Usage.", schema: { type: "object" } },
+        errors: ["unauthorized", "internal"],
+        auth: "optional",
+      },
+      handler: async (req, reply) => {
+        parseFields({}, req.query, "query");
+        const principal = req.principal!;
+        const usage = await ratelimit.getUsage({ policy: policyOf(req), bucket: principal.bucket });
+        const binding = closestToRefusing(usage.windows);
+        writeLimitHeaders(reply, usage.windows, binding, principal.billable, deps.clock.now());
+        const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
+        const quota = usage.windows.find((w) => w.quota);
+        return stormwaterEnvelope(req, {
+          tier: tierWord(principal.tier),
+          billable: principal.billable,
+          policy: usage.policy,
+          windows,
+          quota: quota ? toPublicJson(WindowStatusSchema, quota, "snake") : null,
+        });
+      },
+    },
+    {
+      method: "POST",
+      url: "/recover",
+      surface: "nwp",
+      metered: true,
+      ipPolicy: "recover",
+      doc: {
+        summary: "Reissue a document 2 live key from its subscription id",
+        description: "The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.",
+        body: { type: "object", additionalProperties: false, required: ["subscriptionId"], properties: { subscriptionId: { type: "string" } } },
+        success: { status: 200, description: "The key.", schema: { type: "object", properties: { data: { type: "object", properties: { apiKey: { type: "string" } } } } } },
+        errors: ["invalid_request", "malformed_json", "not_found", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error"],
+        auth: "none",
+      },
+      handler: async (req) => {
+        const { subscriptionId } = parseFields(RECOVER_FIELDS, req.body, "json") as { subscriptionId?: string };
+        if (!subscriptionId) throw new Problem("invalid_request", "subscriptionId is required.", { fields: [{ field: "subscriptionId", message: "required" }] });
+        try {
+          const res = await entitlement.recoverLegacyKey({ subscriptionId });
+          return { data: { apiKey: res.apiKey, subscriptionId }, meta: { requestId: req.id, generatedAt: new Date(deps.clock.now()).toISOString() } };
+        } catch (e) {
+          if (e instanceof ConnectError && e.code === Code.NotFound) throw new Problem("not_found", "No subscription with this id is known to the payment provider.");
+          if (e instanceof ConnectError && e.code === Code.Unavailable) {
+            const retry = e.metadata.get("retry-after") ?? "5";
+            throw new Problem("entitlement_check_unavailable", `The payment provider could not be reached; retry in ${retry} seconds.`, { status: 503, headers: { "retry-after": retry } });
+          }
+          throw e;
+        }
+      },
+    },
+  ];
+}
+
+function closestToRefusing(windows: { remaining: number; limit: number }[]): number {
+  let best = 0;
+  windows.forEach((w, i) => {
+    if (w.remaining / Math.max(1, w.limit) < windows[best].remaining / Math.max(1, windows[best].limit)) best = i;
+  });
+  return best;
+}

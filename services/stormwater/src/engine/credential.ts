@@ -1,0 +1,94 @@
+// The preparer/inspector credential gate: whether it applies to a site, and what a generated
+// document is (a deliverable, or a draft for a credentialed person).
+import { create } from "@bufbuild/protobuf";
+import { CredentialResultSchema, CredentialSchema, type Credential, type CredentialResult } from "@permits/proto/stormwater/v1/stormwater";
+import { confidenceOf, gateOf } from "./messages.js";
+import type { RawCredential } from "./raw.js";
+import type { Dataset } from "./types.js";
+
+export type Applies = boolean | undefined;
+
+export const DOCUMENT_STATUS = {
+  deliverable: "deliverable",
+  draftForCredentialedPreparer: "draft_for_credentialed_preparer",
+  draftForReview: "draft_for_review",
+} as const;
+
+/** From a determination: the coverage verdict and site facts. Unknown gates never resolve. */
+export function appliesForSite(c: RawCredential, coverageRequired: boolean | undefined, acres: number, partOfLargerPlan: boolean): Applies {
+  if (c.gate === "unknown") return undefined;
+  switch (c.trigger) {
+    case "coverage":
+      return coverageRequired;
+    case "acres":
+      if (acres >= (c.minAcres ?? 0)) return true;
+      if (c.largerPlanCounts && partOfLargerPlan) return true;
+      return c.belowThreshold ?? undefined;
+    default:
+      // A plan scope or an unresolved trigger: site facts cannot settle it.
+      return undefined;
+  }
+}
+
+/** From a bare acreage (credential lookup): a larger common plan cannot be ruled out below a threshold. */
+export function appliesForAcres(c: RawCredential, acres: number | undefined): Applies {
+  if (c.gate === "unknown" || acres === undefined) return undefined;
+  switch (c.trigger) {
+    case "coverage":
+      return acres >= 1 ? true : undefined;
+    case "acres":
+      if (acres >= (c.minAcres ?? 0)) return true;
+      return c.largerPlanCounts ? undefined : (c.belowThreshold ?? undefined);
+    default:
+      return undefined;
+  }
+}
+
+export function documentStatus(c: RawCredential, applies: Applies): string {
+  if (c.gate === "open" && c.confidence === "verified") return DOCUMENT_STATUS.deliverable;
+  if ((c.gate === "gated" || c.gate === "conditional") && c.preparer && applies !== false) {
+    return DOCUMENT_STATUS.draftForCredentialedPreparer;
+  }
+  // Unknown or inspector-only rules: never claim a generated document is a filed plan.
+  return DOCUMENT_STATUS.draftForReview;
+}
+
+export function credentialMsg(c: RawCredential, applies: Applies): Credential {
+  return create(CredentialSchema, {
+    gate: gateOf(c.gate),
+    appliesToThisSite: applies,
+    summary: c.summary,
+    routes: c.routes,
+    stateCourseRequired: c.stateCourseRequired ?? undefined,
+    sourceCitation: c.sourceCitation ?? undefined,
+    sourceUrl: c.sourceUrl ?? undefined,
+    confidence: confidenceOf(c.confidence),
+  });
+}
+
+export function credentialSummaryLine(c: RawCredential, applies: Applies): string {
+  const a = applies === undefined ? "site facts cannot settle whether it applies" : applies ? "applies to this site" : "does not apply to this site";
+  return `Gate ${c.gate} (${c.confidence}); ${a}. ${c.summary}`;
+}
+
+/** CredentialResult for one state and an optional acreage; the state code is already validated. */
+export function credentialResult(ds: Dataset, code: string, acres: number | undefined): CredentialResult {
+  const pj = ds.jurisdictions.get(code)!;
+  const c = pj.base.credential;
+  const applies = appliesForAcres(c, acres);
+  return create(CredentialResultSchema, {
+    state: code,
+    name: pj.raw.name,
+    acres,
+    gate: gateOf(c.gate),
+    appliesToThisSite: applies,
+    summary: c.summary,
+    routes: c.routes,
+    stateCourseRequired: c.stateCourseRequired ?? undefined,
+    sourceCitation: c.sourceCitation ?? undefined,
+    sourceUrl: c.sourceUrl ?? undefined,
+    confidence: confidenceOf(c.confidence),
+    note: pj.base.note ?? undefined,
+    documentStatus: documentStatus(c, applies),
+  });
+}

@@ -1,0 +1,116 @@
+// determineStormwater: the pure engine. Validates the site, picks the route (tribal, federal
+// facility, EPA area or state programme), then assembles prepared parts. No clock, no I/O.
+import { create } from "@bufbuild/protobuf";
+import { Confidence } from "@permits/proto/common/v1/common";
+import {
+  DeterminationSchema,
+  RequirementsResultSchema,
+  type Determination,
+  type EligibilityScreen,
+  type Requirement,
+  type RequirementsResult,
+  type SiteInput,
+} from "@permits/proto/stormwater/v1/stormwater";
+import { governingPermit, selectRoute } from "./authority.js";
+import { assessCoverage } from "./coverage.js";
+import { appliesForSite } from "./credential.js";
+import { step, weakest } from "./messages.js";
+import {
+  FIXED_NOTICES,
+  industrialNotice,
+  notIdentifiedNotice,
+  notRequiredNotice,
+  stateNotReadNotice,
+  unverifiedNotice,
+  UNVERIFIED_REQUIREMENTS_NOTICE,
+} from "./notices.js";
+import { assembleCgp } from "./requirements.js";
+import type { Dataset } from "./types.js";
+import { echoInput, normalizeSite } from "./validate.js";
+
+export function determineStormwater(ds: Dataset, input: SiteInput | undefined): Determination {
+  const site = normalizeSite(ds, input);
+  const pj = ds.jurisdictions.get(site.state)!;
+  const route = selectRoute(pj, site);
+  const cov = assessCoverage(ds, site, route);
+  const permit = governingPermit(ds, route, site);
+
+  const derivation = [...cov.steps, route.authorityStep, ...route.extraSteps];
+  if (site.federalFacility && route.kind !== "federal-facility" && route.kind !== "tribal") derivation.push(ds.cgp.lefjStep);
+
+  let requirements: Requirement[] = [];
+  let screens: EligibilityScreen[] = [];
+  const notices = [...FIXED_NOTICES];
+  const agency = route.agencyName;
+
+  if (site.activity === "industrial") {
+    derivation.push(step("governing permit", route.governing === "cgp"
+      ? "EPA's 2021 MSGP (expired 28 February 2026); its requirements are not held."
+      : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`));
+    notices.push(industrialNotice(agency));
+  } else if (route.governing === "cgp") {
+    if (cov.required) {
+      const a = assembleCgp(ds, site);
+      requirements = a.requirements;
+      screens = a.screens;
+      derivation.push(step("governing permit", `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. It has been read, so its requirements attach.`), ...a.steps);
+      if (ds.cgp.anyUnverifiedRequirement) notices.push(UNVERIFIED_REQUIREMENTS_NOTICE);
+    } else {
+      derivation.push(step("governing permit", `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. Coverage is not required, so its requirements do not attach.`));
+      notices.push(notRequiredNotice(agency));
+    }
+  } else if (route.governing === "state") {
+    derivation.push(step("governing permit", permit
+      ? `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`
+      : `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`));
+    notices.push(cov.required ? stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency) : notRequiredNotice(agency));
+  } else {
+    derivation.push(step("governing permit", `The current construction permit for ${route.name} is not verified at an official source; no requirements are listed.`));
+    notices.push(cov.required ? notIdentifiedNotice(route.name, agency) : notRequiredNotice(agency));
+  }
+  if (route.confidence !== Confidence.VERIFIED) notices.push(unverifiedNotice(route.name, route.note));
+
+  const applies = appliesForSite(route.credential, cov.required, site.acres, site.partOfLargerPlan);
+  const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
+  derivation.push(route.credentialStep[key]);
+
+  // Overall confidence follows the chain that names the authority and the permit; requirements,
+  // screens and steps carry their own.
+  const confidence = site.activity === "industrial"
+    ? Confidence.UNVERIFIED
+    : weakest(route.confidence, route.authorityStep.citation?.confidence ?? Confidence.UNVERIFIED, permit?.confidence ?? route.confidence);
+
+  return create(DeterminationSchema, {
+    coverage: cov.coverage,
+    coverageReason: cov.reason,
+    permit,
+    jurisdiction: route.jurisdiction[key],
+    eligibilityScreens: screens,
+    requirements,
+    derivation,
+    notices,
+    confidence,
+    datasetVersion: ds.version,
+    input: echoInput(site),
+  });
+}
+
+/** The same engine projected to requirements (GET /api/v1/requirements). */
+export function requirementsFromDetermination(d: Determination): RequirementsResult {
+  return create(RequirementsResultSchema, {
+    site: d.input,
+    coverage: d.coverage,
+    coverageReason: d.coverageReason,
+    permit: d.permit,
+    requirements: d.requirements,
+    requirementCount: d.requirements.length,
+    eligibilityScreens: d.eligibilityScreens,
+    notices: d.notices,
+    confidence: d.confidence,
+    datasetVersion: d.datasetVersion,
+  });
+}
+
+export function requirementsForSite(ds: Dataset, input: SiteInput | undefined): RequirementsResult {
+  return requirementsFromDetermination(determineStormwater(ds, input));
+}

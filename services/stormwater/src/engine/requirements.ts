@@ -1,0 +1,116 @@
+// The 2022 CGP's requirements and eligibility screens for one site. Fixed requirements are
+// prepared at load; the few whose value turns on site facts are assembled here. A tri-state
+// input that was not stated is never read as false: the value is null and `because` says why.
+import { create } from "@bufbuild/protobuf";
+import {
+  RequirementSchema,
+  type DerivationStep,
+  type EligibilityScreen,
+  type Requirement,
+} from "@permits/proto/stormwater/v1/stormwater";
+import { acres, citationMsg, kindOf, step, valueMsg } from "./messages.js";
+import type { RawRequirement } from "./raw.js";
+import type { Dataset } from "./types.js";
+import type { Site } from "./validate.js";
+
+type WaterCase = "sensitive" | "standard" | "unknown";
+
+interface Water {
+  case: WaterCase;
+  trueInputs: string[];
+  unstated: string[];
+}
+
+export function receivingWater(site: Site): Water {
+  const trueInputs: string[] = [];
+  const unstated: string[] = [];
+  if (site.impaired === true) trueInputs.push("dischargesToImpairedWater");
+  if (site.impaired === undefined) unstated.push("dischargesToImpairedWater");
+  if (site.tier2 === true) trueInputs.push("dischargesToTier2Water");
+  if (site.tier2 === undefined) unstated.push("dischargesToTier2Water");
+  const c: WaterCase = trueInputs.length > 0 ? "sensitive" : unstated.length > 0 ? "unknown" : "standard";
+  return { case: c, trueInputs, unstated };
+}
+
+function waterBecause(w: Water): string {
+  if (w.case === "sensitive") return `${w.trueInputs.join(" and ")} ${w.trueInputs.length > 1 ? "are" : "is"} true: the site discharges to an impaired or Tier 2, 2.5 or 3 water.`;
+  if (w.case === "standard") return "dischargesToImpairedWater and dischargesToTier2Water were both stated false.";
+  return `${w.unstated.join(" and ")} ${w.unstated.length > 1 ? "were" : "was"} not stated; the value turns on ${w.unstated.length > 1 ? "them" : "it"}, and an unstated input is never assumed false.`;
+}
+
+function fromCase(q: RawRequirement, key: string, because: string): Requirement {
+  const c = q.cases![key];
+  return create(RequirementSchema, {
+    id: q.id,
+    kind: kindOf(q.kind),
+    label: q.label,
+    detail: c.detail,
+    value: valueMsg(c.value),
+    citation: citationMsg(c.citation ?? q.citation),
+    because,
+  });
+}
+
+function stabilization(q: RawRequirement, site: Site, w: Water): Requirement {
+  const atOnce = site.maxAtOnce ?? site.acres;
+  const open = `${acres(atOnce)} disturbed at one time${site.maxAtOnce === undefined ? " (not stated: the whole total is taken as open at once)" : ""}`;
+  if (atOnce > 5) return fromCase(q, "over5", `${open} is more than 5 acres.`);
+  if (w.case === "sensitive") return fromCase(q, "sensitive", `${open} is 5 acres or fewer, but ${waterBecause(w)}`);
+  if (w.case === "standard") return fromCase(q, "standard", `${open} is 5 acres or fewer, and ${waterBecause(w)}`);
+  return fromCase(q, "unknown", `${open} is 5 acres or fewer, but ${waterBecause(w)}`);
+}
+
+export interface CgpAssembly {
+  requirements: Requirement[];
+  screens: EligibilityScreen[];
+  steps: DerivationStep[];
+}
+
+export function assembleCgp(ds: Dataset, site: Site): CgpAssembly {
+  const cgp = ds.cgp;
+  const w = receivingWater(site);
+  const requirements: Requirement[] = [];
+  for (const id of cgp.order) {
+    const fixed = cgp.fixed.get(id);
+    if (fixed) {
+      requirements.push(fixed);
+      continue;
+    }
+    const q = cgp.varying.get(id)!;
+    requirements.push(q.variesOn === "stabilization" ? stabilization(q, site, w) : fromCase(q, w.case, waterBecause(w)));
+  }
+
+  const screens = [
+    cgp.staticScreens.esa,
+    cgp.staticScreens.historic,
+    w.case === "sensitive" ? cgp.receivingWater.actionRequired : w.case === "standard" ? cgp.receivingWater.pass : cgp.receivingWater.unknown,
+    cgp.staticScreens.prohibited,
+  ];
+
+  const steps: DerivationStep[] = [];
+  steps.push(
+    site.maxAtOnce === undefined
+      ? step("assumption: disturbed at one time", `maxDisturbedAcresAtOneTime was not stated: the site is assumed unphased, with the whole ${acres(site.acres)} open at once. The stabilization deadline is computed on that.`)
+      : step("disturbed at one time", `${acres(site.maxAtOnce)} disturbed at one time (stated), of ${acres(site.acres)} in total.`),
+  );
+  for (const name of w.unstated) {
+    steps.push(
+      step(
+        "assumption: receiving water",
+        w.case === "unknown"
+          ? `${name} was not stated and is not assumed false: values that turn on it are left null, each case is given, and the receiving-water screen is unknown.`
+          : `${name} was not stated and is not assumed false; the other receiving-water input (true) already settles the values.`,
+      ),
+    );
+  }
+  if (site.arid) {
+    steps.push(
+      step(
+        "reduced inspection frequency",
+        "aridClimate is true: the CGP allows reduced inspection frequency in arid, semi-arid or drought-stricken areas during the seasonally dry period if its conditions are met. The reduced schedule was not confirmed, so the standard values are shown.",
+        cgp.citations.reducedFrequency,
+      ),
+    );
+  }
+  return { requirements, screens, steps };
+}

@@ -1,0 +1,85 @@
+// The loaded, precomputed dataset the pure engine works from. Everything that does not depend on
+// a site's facts is built once here, so a determination only assembles prepared parts.
+import type { Citation, Confidence } from "@permits/proto/common/v1/common";
+import type {
+  DerivationStep,
+  EligibilityScreen,
+  Jurisdiction,
+  PermitRef,
+  Requirement,
+} from "@permits/proto/stormwater/v1/stormwater";
+import type { RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawStatePermit } from "./raw.js";
+
+export type RouteKind = "state" | "epa-area" | "tribal" | "federal-facility";
+
+/** One way a site in a jurisdiction can be governed (its own programme, EPA area, tribal, federal). */
+export interface Route {
+  kind: RouteKind;
+  /** "cgp": the federal CGP (read); "state": a state permit identified but not read; "none": not identified. */
+  governing: "cgp" | "state" | "none";
+  code: string;
+  name: string;
+  confidence: Confidence;
+  authorityStep: DerivationStep;
+  /** Static assumptions that hold for every site on this route (e.g. Oklahoma oil and gas). */
+  extraSteps: DerivationStep[];
+  credential: RawCredential;
+  /** The "preparer credential" derivation step for appliesToThisSite true / false / unset. */
+  credentialStep: { yes: DerivationStep; no: DerivationStep; unknown: DerivationStep };
+  /** The Jurisdiction message with credential.appliesToThisSite true / false / unset. */
+  jurisdiction: { yes: Jurisdiction; no: Jurisdiction; unknown: Jurisdiction };
+  agencyName: string;
+  /** Set where the route's data is unverified: why, and the agency to confirm with. */
+  note: string | null;
+  statePermits: { raw: RawStatePermit; ref: PermitRef }[];
+}
+
+export interface PreparedJurisdiction {
+  raw: RawJurisdiction;
+  listing: Jurisdiction;
+  base: Route;
+  tribal: Route;
+  federal: Route | null;
+}
+
+export interface ReceivingWaterScreens {
+  pass: EligibilityScreen;
+  actionRequired: EligibilityScreen;
+  unknown: EligibilityScreen;
+}
+
+export interface PreparedCgp {
+  ref: PermitRef;
+  /** Requirement ids in dataset order. */
+  order: string[];
+  /** Requirements that do not depend on the site's facts, built once. */
+  fixed: Map<string, Requirement>;
+  /** Requirements whose value turns on site facts, kept raw and assembled per call. */
+  varying: Map<string, RawRequirement>;
+  staticScreens: { esa: EligibilityScreen; historic: EligibilityScreen; prohibited: EligibilityScreen };
+  receivingWater: ReceivingWaterScreens;
+  citations: {
+    coverageCgp: Citation;
+    coverageFederal: Citation;
+    reducedFrequency: Citation;
+    msgpEffective: Citation;
+    continuation: Citation;
+  };
+  anyUnverifiedRequirement: boolean;
+  lefjStep: DerivationStep;
+}
+
+export interface Dataset {
+  /** asOf date plus a short hash of the data files. */
+  version: string;
+  asOf: string;
+  /** All jurisdiction codes, sorted. */
+  codes: string[];
+  jurisdictions: Map<string, PreparedJurisdiction>;
+  listing: Jurisdiction[];
+  verifiedCount: number;
+  coverageNote: string;
+  cgp: PreparedCgp;
+  msgp: { ref: PermitRef; raw: RawPermit };
+  raw: RawData;
+}

@@ -1,0 +1,40 @@
+// The Connect implementation of StormwaterService over a loaded dataset. Handlers are thin:
+// validation errors come from the engine as InvalidArgument with a BadRequest detail.
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  DetermineResponseSchema,
+  GetCredentialGateResponseSchema,
+  GetJurisdictionResponseSchema,
+  GetRequirementsResponseSchema,
+  ListJurisdictionsResponseSchema,
+  type StormwaterService,
+} from "@permits/proto/stormwater/v1/stormwater";
+import {
+  determineStormwater,
+  getCredentialGate,
+  getJurisdiction,
+  listJurisdictions,
+  requirementsForSite,
+} from "./engine/index.js";
+import type { Dataset } from "./engine/types.js";
+
+export function createStormwaterService(dataset: Dataset): ServiceImpl<typeof StormwaterService> {
+  return {
+    determine(req) {
+      return create(DetermineResponseSchema, { determination: determineStormwater(dataset, req.site) });
+    },
+    getRequirements(req) {
+      return create(GetRequirementsResponseSchema, { result: requirementsForSite(dataset, req.site) });
+    },
+    listJurisdictions() {
+      return create(ListJurisdictionsResponseSchema, { ...listJurisdictions(dataset), datasetVersion: dataset.version });
+    },
+    getJurisdiction(req) {
+      return create(GetJurisdictionResponseSchema, { jurisdiction: getJurisdiction(dataset, req.code), datasetVersion: dataset.version });
+    },
+    getCredentialGate(req) {
+      return create(GetCredentialGateResponseSchema, { result: getCredentialGate(dataset, req.state, req.acres), datasetVersion: dataset.version });
+    },
+  };
+}
