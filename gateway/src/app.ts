@@ -14,6 +14,7 @@ import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
 import { nwpRoutes } from "./surfaces/nwp/routes.js";
 import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
+import { mcpTransport } from "./mcp/plugin.js";
 
 export interface AppDeps {
   clients: ServiceClients;
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   registerRoutes(app, allRoutes);
+  app.register(mcpTransport, { deps, routes });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {

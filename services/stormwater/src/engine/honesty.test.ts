@@ -221,7 +221,7 @@ describe("notices and derivation on every determination", () => {
     if (d.requirements.length === 0) expect(d.notices.some((n) => n.includes("An empty list does not mean nothing is required"))).toBe(true);
   });
   test("the two notices are the fixed strings of document 1", () => {
-    expect(NOTICE_NO_INSPECTION).toBe("The service does not perform the physical site inspections the permit requires; a qualified person must inspect the site in person.");
+    expect(NOTICE_NO_INSPECTION).toBe("The service does not perform the physical site inspections the permit requires; a qualified person must do so on site.");
     expect(NOTICE_DRAFT_DOCUMENT).toBe("Where a state requires a credentialed preparer, a generated document is a draft for that person to review and sign, not a compliant filed plan.");
   });
 });

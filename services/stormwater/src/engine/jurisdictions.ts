@@ -32,8 +32,10 @@ export function requireCode(ds: Dataset, raw: string, field: string): string {
   return code;
 }
 
+// The violation names "state" (not the request's `code`): document 1 answers an unknown
+// jurisdiction code with known_states whichever lookup carried it.
 export function getJurisdiction(ds: Dataset, rawCode: string): Jurisdiction {
-  return ds.jurisdictions.get(requireCode(ds, rawCode, "code"))!.listing;
+  return ds.jurisdictions.get(requireCode(ds, rawCode, "state"))!.listing;
 }
 
 export function getCredentialGate(ds: Dataset, rawState: string, acres: number | undefined): CredentialResult {

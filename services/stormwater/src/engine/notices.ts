@@ -2,7 +2,7 @@
 // the empty-requirements and unverified notices where they apply.
 
 export const NOTICE_NO_INSPECTION =
-  "The service does not perform the physical site inspections the permit requires; a qualified person must inspect the site in person.";
+  "The service does not perform the physical site inspections the permit requires; a qualified person must do so on site.";
 
 export const NOTICE_DRAFT_DOCUMENT =
   "Where a state requires a credentialed preparer, a generated document is a draft for that person to review and sign, not a compliant filed plan.";

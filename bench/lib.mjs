@@ -1,0 +1,257 @@
+// Shared pieces of the benchmark (bench/run.mjs) and the profiler (bench/profile.mjs): the
+// server processes of each deployment, RSS sampling and the autocannon runs.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { batchOf100, PROJECTS, REQUIREMENT_QUERIES, SITES } from "./requests.mjs";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const SATURATION_CONNECTIONS = 50;
+export const RATE = 200;
+export const RATE_CONNECTIONS = 10;
+export const TIERS_FILE = path.join(ROOT, "bench/tiers.bench.json");
+const LEGACY_KEY_SECRET = "benchmark-legacy-key-secret-not-for-production";
+export const SANDBOX_KEY = "svc_sandbox_public";
+export const SERVICES = ["stormwater", "nwp", "entitlement", "ratelimit"];
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** process.env with `env` over it; an undefined value removes the variable. */
+function childEnv(env) {
+  const out = { ...process.env };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+const devNull = fs.openSync("/dev/null", "w");
+export const started = new Set();
+
+/** A server process: stdout (the JSON request log at the default level) goes to /dev/null, stderr is kept for diagnostics. */
+export function startProcess(name, script, env, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, script)], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ["ignore", devNull, "pipe"],
+  });
+  let err = "";
+  child.stderr.on("data", (d) => (err = (err + d).slice(-20_000)));
+  const proc = { name, child, stderr: () => err };
+  started.add(proc);
+  child.once("exit", () => started.delete(proc));
+  return proc;
+}
+
+export function stopProcess(p) {
+  return new Promise((resolve) => {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
+    p.child.once("exit", () => resolve());
+    p.child.kill("SIGTERM");
+    setTimeout(() => p.child.kill("SIGKILL"), 5000).unref();
+  });
+}
+
+export async function waitReady(url, procs, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dead = procs.find((p) => p.child.exitCode !== null);
+    if (dead) throw new Error(`${dead.name} exited with ${dead.child.exitCode} before it was ready:\n${dead.stderr()}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${url}:\n${procs.map((p) => `--- ${p.name}\n${p.stderr()}`).join("\n")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+process.on("exit", () => {
+  for (const p of started) p.child.kill("SIGKILL");
+});
+for (const sig of ["SIGINT", "SIGTERM"]) process.once(sig, () => process.exit(130));
+
+// ---------------------------------------------------------------------------------------------
+// Memory: resident set of the server processes, sampled from /proc while a run lasts.
+
+export function rssBytes(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the summed RSS of `pids` every `everyMs`; stop() returns the peak in MB and the samples. */
+export function sampleRss(pids, everyMs = 200) {
+  let peak = 0;
+  const samples = [];
+  const t0 = Date.now();
+  const tick = () => {
+    const total = pids.reduce((s, pid) => s + rssBytes(pid), 0);
+    samples.push({ t_s: (Date.now() - t0) / 1000, rss_mb: total / 2 ** 20 });
+    if (total > peak) peak = total;
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      tick();
+      return { peakMb: peak / 2 ** 20, samples };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * One autocannon run. Latencies are taken from every response (float milliseconds; autocannon's
+ * own histogram keeps whole milliseconds), and any non-2xx, socket error or timeout is an error.
+ */
+export async function load({ url, requests, load, seconds }) {
+  const opts = {
+    url,
+    requests,
+    duration: seconds,
+    connections: load === "saturation" ? SATURATION_CONNECTIONS : RATE_CONNECTIONS,
+    pipelining: 1,
+    timeout: 10,
+  };
+  if (load === "rate-200") opts.overallRate = RATE;
+  const lat = [];
+  let ok = 0;
+  let bad = 0;
+  const firstBad = [];
+  const t0 = process.hrtime.bigint();
+  const instance = autocannon(opts);
+  instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+    if (statusCode >= 200 && statusCode < 300) {
+      ok++;
+      lat.push(responseTime);
+    } else {
+      bad++;
+      if (firstBad.length < 3) firstBad.push(statusCode);
+    }
+  });
+  const result = await instance;
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  lat.sort((a, b) => a - b);
+  const errors = result.errors + result.timeouts + result.non2xx;
+  return {
+    rps: ok / elapsed,
+    p50_ms: percentile(lat, 50),
+    p97_5_ms: percentile(lat, 97.5),
+    p99_ms: percentile(lat, 99),
+    errors: Math.max(errors, bad),
+    detail: bad || errors ? `non-2xx ${result.non2xx} (first: ${firstBad.join(",")}), socket errors ${result.errors}, timeouts ${result.timeouts}` : "",
+  };
+}
+
+export const JSON_HEADERS = { "content-type": "application/json", "x-api-key": SANDBOX_KEY };
+
+/** The routes measured on both deployments, each a cycle of real requests. */
+export function routes(proKey) {
+  const batch = JSON.stringify(batchOf100());
+  return [
+    { route: "POST /api/v1/determine", loads: ["saturation", "rate-200"], requests: SITES.map((s) => ({ method: "POST", path: "/api/v1/determine", headers: JSON_HEADERS, body: JSON.stringify(s) })) },
+    { route: "GET /api/v1/requirements", loads: ["saturation"], requests: REQUIREMENT_QUERIES.map((q) => ({ method: "GET", path: `/api/v1/requirements?${q}`, headers: { "x-api-key": SANDBOX_KEY } })) },
+    { route: "POST /api/v1/determine/nwp", loads: ["saturation", "rate-200"], requests: PROJECTS.map((p) => ({ method: "POST", path: "/api/v1/determine/nwp", headers: JSON_HEADERS, body: JSON.stringify(p) })) },
+    { route: "POST /api/v1/determine/batch", loads: ["saturation", "rate-200"], requests: [{ method: "POST", path: "/api/v1/determine/batch", headers: { ...JSON_HEADERS, "x-api-key": proKey }, body: batch }] },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deployments
+
+export function stateDirWithProKey() {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "permits-bench-state-"));
+  const env = { ...process.env, STATE_DIR: stateDir, REDIS_URL: "", LEGACY_KEY_SECRET, PAYMENT_PROVIDER: "local" };
+  const cli = path.join(ROOT, "services/entitlement/dist/cli.js");
+  execFileSync(process.execPath, [cli, "subscription", "set", "sub_bench", "active"], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const key = execFileSync(process.execPath, [cli, "legacy", "sub_bench"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
+  if (!/^nwp_\S+$/.test(key)) throw new Error(`the entitlement CLI printed no document 2 key: ${key}`);
+  return { stateDir, key };
+}
+
+/** The environment of every server process: the benchmark policies, the shared key store, no Redis, default log level. */
+export function serverEnv(stateDir) {
+  const env = { STATE_DIR: stateDir, REDIS_URL: "", TIERS_FILE, LEGACY_KEY_SECRET, PAYMENT_PROVIDER: "local", HOST: "127.0.0.1" };
+  for (const k of ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "LOG_LEVEL", "PORT"]) env[k] = undefined;
+  return env;
+}
+
+export async function startEmbedded(stateDir, nodeArgs = []) {
+  const port = await freePort();
+  const gw = startProcess("gateway (embedded)", "gateway/dist/main.js", { ...serverEnv(stateDir), PORT: String(port) }, nodeArgs);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(`${baseUrl}/readyz`, [gw]);
+  return { baseUrl, procs: [gw] };
+}
+
+export async function startDistributed(stateDir, nodeArgs = []) {
+  const env = serverEnv(stateDir);
+  const procs = [];
+  const urls = {};
+  for (const s of SERVICES) {
+    const port = await freePort();
+    procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...env, PORT: String(port) }, nodeArgs));
+    urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+  }
+  const port = await freePort();
+  procs.push(startProcess("gateway (distributed)", "gateway/dist/main.js", { ...env, ...urls, PORT: String(port) }, nodeArgs));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(`${baseUrl}/readyz`, procs);
+  return { baseUrl, procs };
+}
+
+export async function startCeiling(bodiesFile) {
+  const port = await freePort();
+  const p = startProcess("ceiling", "bench/ceiling.mjs", { PORT: String(port), CEILING_BODIES: bodiesFile });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(`${baseUrl}/readyz`, [p]);
+  return { baseUrl, procs: [p] };
+}
+
+/** The real answers of a deployment to the determine mix, in the order autocannon sends them. */
+export async function realDeterminations(baseUrl) {
+  const bodies = [];
+  for (const s of SITES) {
+    const res = await fetch(`${baseUrl}/api/v1/determine`, { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(s) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`POST /api/v1/determine ${JSON.stringify(s)} answered ${res.status}: ${text.slice(0, 500)}`);
+    bodies.push(text);
+  }
+  return bodies;
+}
+
+export function log(s) {
+  process.stderr.write(s + "\n");
+}
+
+export function fmt(n, digits) {
+  return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}

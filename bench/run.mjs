@@ -1,0 +1,205 @@
+// npm run bench: the gateway measured against its own ceiling, in one bounded run on loopback.
+//
+//   1. ceiling      a bare Fastify route answering precomputed determinations (bench/ceiling.mjs)
+//   2. embedded     node gateway/dist/main.js (the four services in process, direct transport)
+//   3. distributed  the four services and the gateway as separate processes, HTTP/2 between them
+//   4. engine       the stormwater and NWP engines alone, in one process (bench/engines.mjs)
+//
+// HTTP runs use autocannon: "saturation" is 50 connections as fast as the server answers;
+// "rate-200" is a fixed offered load of 200 req/s (autocannon overallRate) for latency.
+// Every request carries a key whose policy (bench/tiers.bench.json) never throttles, so auth and
+// the rate-limit decision run on every request. A non-2xx answer counts as an error.
+//
+// Options (environment, or flags):
+//   BENCH_DURATION_S  seconds per measured run (default 8; --quick sets 0.5)
+//   BENCH_WARMUP_S    unmeasured warm-up per route (default 1.5; --quick sets 0)
+//   BENCH_RESULTS     where to write the results (default bench/results.json)
+//   BENCH_ONLY        comma-separated deployments to run (ceiling,embedded,distributed,engine)
+//   --quick           the tiny budget of the smoke test
+//   --soak            instead of the suite: embedded POST /api/v1/determine at saturation for
+//                     BENCH_SOAK_S seconds (default 60), RSS sampled every second, written to
+//                     BENCH_SOAK_RESULTS (default bench/soak.json)
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import {
+  fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, sampleRss,
+  startCeiling, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess,
+} from "./lib.mjs";
+
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has("--quick");
+const SOAK = args.has("--soak");
+const num = (v, d) => (v === undefined || v === "" ? d : Number(v));
+const DURATION_S = num(process.env.BENCH_DURATION_S, QUICK ? 0.5 : 8);
+const WARMUP_S = num(process.env.BENCH_WARMUP_S, QUICK ? 0 : 1.5);
+const SOAK_S = num(process.env.BENCH_SOAK_S, 60);
+const RESULTS = path.resolve(process.env.BENCH_RESULTS || path.join(ROOT, "bench/results.json"));
+const SOAK_RESULTS = path.resolve(process.env.BENCH_SOAK_RESULTS || path.join(ROOT, "bench/soak.json"));
+const ONLY = new Set((process.env.BENCH_ONLY || "ceiling,embedded,distributed,engine").split(",").map((s) => s.trim()));
+
+for (const [k, v] of Object.entries({ BENCH_DURATION_S: DURATION_S, BENCH_WARMUP_S: WARMUP_S, BENCH_SOAK_S: SOAK_S })) {
+  if (!Number.isFinite(v) || v < 0) throw new Error(`${k} must be a non-negative number of seconds`);
+}
+
+const runs = [];
+const notes = [];
+
+async function measureDeployment(deployment, baseUrl, pids, routeList) {
+  for (const r of routeList) {
+    if (WARMUP_S > 0) {
+      const w = await load({ url: baseUrl, requests: r.requests, load: "saturation", seconds: WARMUP_S });
+      if (w.errors) throw new Error(`${deployment} ${r.route}: ${w.errors} errors while warming up (${w.detail})`);
+    }
+    for (const l of r.loads) {
+      const mem = sampleRss(pids);
+      const m = await load({ url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });
+      const { peakMb } = mem.stop();
+      const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, ratio_to_ceiling: 0 };
+      runs.push(run);
+      if (m.detail) notes.push(`${run.name}: ${m.detail}`);
+      log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+function machine() {
+  const cpuinfo = fs.existsSync("/proc/cpuinfo") ? fs.readFileSync("/proc/cpuinfo", "utf8") : "";
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? os.cpus()[0]?.model ?? "unknown";
+  return {
+    cpus: os.availableParallelism?.() ?? os.cpus().length,
+    cpu_model: model,
+    memory_gb: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    date: new Date().toISOString(),
+    duration_s: DURATION_S,
+    connections: SATURATION_CONNECTIONS,
+    rate_connections: RATE_CONNECTIONS,
+  };
+}
+
+function table(rows) {
+  const head = ["deployment", "route", "load", "req/s", "p50 ms", "p97.5 ms", "p99 ms", "errors", "RSS MB", "x ceiling"];
+  const body = rows.map((r) => [r.deployment, r.route, r.load, fmt(r.rps, 0), fmt(r.p50_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p97_5_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p99_ms, r.deployment === "engine" ? 4 : 2), String(r.errors), fmt(r.rss_mb, 0), fmt(r.ratio_to_ceiling, 3)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells) => "| " + cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(" | ") + " |";
+  return [line(head), "|" + widths.map((w, i) => (i >= 3 ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|") + "|", ...body.map(line)].join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function soak() {
+  const { stateDir } = stateDirWithProKey();
+  const emb = await startEmbedded(stateDir);
+  try {
+    const [r] = routes("unused");
+    log(`soak: embedded ${r.route} at saturation for ${SOAK_S} s`);
+    const mem = sampleRss([emb.procs[0].child.pid], 1000);
+    const m = await load({ url: emb.baseUrl, requests: r.requests, load: "saturation", seconds: SOAK_S });
+    const { peakMb, samples } = mem.stop();
+    const after = (s) => samples.filter((x) => x.t_s >= s);
+    const early = after(Math.min(10, SOAK_S / 4))[0]?.rss_mb ?? samples[0].rss_mb;
+    const late = samples.at(-1).rss_mb;
+    const out = {
+      machine: machine(), route: r.route, seconds: SOAK_S, rps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, errors: m.errors,
+      peak_rss_mb: peakMb, rss_after_warmup_mb: early, rss_end_mb: late, growth_mb: late - early, samples,
+    };
+    fs.writeFileSync(SOAK_RESULTS, JSON.stringify(out, null, 2) + "\n");
+    log(`soak: ${fmt(m.rps, 0)} req/s, errors ${m.errors}, RSS ${fmt(early, 1)} MB after warm-up -> ${fmt(late, 1)} MB at the end (peak ${fmt(peakMb, 1)} MB); wrote ${SOAK_RESULTS}`);
+    if (m.errors) process.exitCode = 1;
+  } finally {
+    await Promise.all(emb.procs.map(stopProcess));
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+async function suite() {
+  for (const f of ["gateway/dist/main.js", ...SERVICES.map((s) => `services/${s}/dist/main.js`)]) {
+    if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build first`);
+  }
+  const t0 = Date.now();
+  const { stateDir, key } = stateDirWithProKey();
+  const routeList = routes(key);
+  const bodiesFile = path.join(stateDir, "ceiling-bodies.json");
+  try {
+    // Embedded first: its answers to the determine mix are the ceiling's precomputed bodies.
+    {
+      const emb = await startEmbedded(stateDir);
+      try {
+        fs.writeFileSync(bodiesFile, JSON.stringify(await realDeterminations(emb.baseUrl)));
+        if (ONLY.has("embedded")) {
+          log(`embedded (pid ${emb.procs[0].child.pid})`);
+          await measureDeployment("embedded", emb.baseUrl, [emb.procs[0].child.pid], routeList);
+        }
+      } finally {
+        await Promise.all(emb.procs.map(stopProcess));
+      }
+    }
+    if (ONLY.has("ceiling")) {
+      const c = await startCeiling(bodiesFile);
+      try {
+        log("ceiling (bare Fastify, precomputed answers)");
+        await measureDeployment("ceiling", c.baseUrl, [c.procs[0].child.pid], [routeList[0]]);
+      } finally {
+        await Promise.all(c.procs.map(stopProcess));
+      }
+    }
+    if (ONLY.has("distributed")) {
+      const d = await startDistributed(stateDir);
+      try {
+        log(`distributed (pids ${d.procs.map((p) => `${p.name} ${p.child.pid}`).join(", ")})`);
+        await measureDeployment("distributed", d.baseUrl, d.procs.map((p) => p.child.pid), routeList);
+      } finally {
+        await Promise.all(d.procs.map(stopProcess));
+      }
+    }
+    if (ONLY.has("engine")) {
+      log("engines alone (one process, one JS thread)");
+      const seconds = Math.max(0.2, Math.min(DURATION_S, 3));
+      const out = execFileSync(process.execPath, [path.join(ROOT, "bench/engines.mjs"), String(seconds)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] }).toString();
+      for (const line of out.split("\n").filter(Boolean)) {
+        const run = { ...JSON.parse(line), ratio_to_ceiling: 0 };
+        runs.push(run);
+        log(`  ${run.name}: ${fmt(run.rps, 0)} determinations/s, p50 ${fmt(run.p50_ms * 1000, 1)} us, p99 ${fmt(run.p99_ms * 1000, 1)} us`);
+      }
+    }
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+
+  // Each run against the ceiling at the same load (saturation runs against ceiling saturation).
+  const order = ["ceiling", "embedded", "distributed", "engine"];
+  runs.sort((a, b) => order.indexOf(a.deployment) - order.indexOf(b.deployment));
+  for (const r of runs) {
+    const ceiling = runs.find((c) => c.deployment === "ceiling" && c.load === r.load) ?? runs.find((c) => c.deployment === "ceiling" && c.load === "saturation");
+    r.ratio_to_ceiling = ceiling && ceiling.rps > 0 ? r.rps / ceiling.rps : 0;
+    for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "ratio_to_ceiling"]) r[k] = Math.round(r[k] * 1e4) / 1e4;
+  }
+  const results = { machine: { ...machine(), wall_s: Math.round((Date.now() - t0) / 100) / 10 }, runs };
+  fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+  fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
+  const m = results.machine;
+  console.log(`\n${m.cpus} x ${m.cpu_model}, ${m.memory_gb} GB, Node ${m.node}, ${m.os}; ${DURATION_S} s per run, ${SATURATION_CONNECTIONS} connections at saturation, ${RATE} req/s over ${RATE_CONNECTIONS} connections at rate-200\n`);
+  console.log(table(runs));
+  for (const n of notes) console.log(`error detail: ${n}`);
+  console.log(`\nwrote ${path.relative(process.cwd(), RESULTS) || RESULTS} in ${m.wall_s} s`);
+  if (runs.some((r) => r.errors > 0)) {
+    console.error("some runs had errors (non-2xx, socket errors or timeouts): the numbers of those runs are not valid");
+    process.exitCode = 1;
+  }
+}
+
+try {
+  await (SOAK ? soak() : suite());
+} catch (e) {
+  console.error(e instanceof Error ? e.stack ?? e.message : e);
+  process.exitCode = 1;
+} finally {
+  await Promise.all([...started].map(stopProcess));
+}
