@@ -2,27 +2,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
-import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { generousTiersFile } from "./support/processes.js";
+import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 
 const SANDBOX = "svc_sandbox_public";
-let gw: Embedded;
+describe.each(DEPLOYMENTS)("document 2 surface, %s deployment", (deployment) => {
+let gw: Target;
 let proKey: string;
 beforeAll(async () => {
-  gw = await startEmbedded({ TIERS_FILE: generousTiersFile() });
-  await gw.clients.entitlement.setLocalSubscription({ subscriptionId: "sub_nwp_pro_1", status: SubscriptionStatus.ACTIVE });
-  proKey = (await gw.clients.entitlement.recoverLegacyKey({ subscriptionId: "sub_nwp_pro_1" })).apiKey;
-});
+  gw = await startTarget(deployment);
+  await gw.entitlement.setLocalSubscription({ subscriptionId: "sub_nwp_pro_1", status: SubscriptionStatus.ACTIVE });
+  proKey = (await gw.entitlement.recoverLegacyKey({ subscriptionId: "sub_nwp_pro_1" })).apiKey;
+}, 60_000);
 afterAll(async () => gw?.close());
 
 const project = { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 };
 const post = (url: string, body: unknown, key: string | null = SANDBOX) =>
-  gw.app.inject({ method: "POST", url, payload: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) } });
-const get = (url: string, key: string | null = SANDBOX) => gw.app.inject({ method: "GET", url, headers: key ? { "x-api-key": key } : {} });
+  gw.request({ method: "POST", url, payload: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) } });
+const get = (url: string, key: string | null = SANDBOX) => gw.request({ method: "GET", url, headers: key ? { "x-api-key": key } : {} });
 
 describe("POST /api/v1/determine/nwp", () => {
   it("answers { data, meta } with the ruleset, the echoed input and the request id", async () => {
-    const res = await gw.app.inject({ method: "POST", url: "/api/v1/determine/nwp", payload: JSON.stringify(project), headers: { "content-type": "application/json", "x-api-key": SANDBOX, "x-request-id": "nwp-1" } });
+    const res = await gw.request({ method: "POST", url: "/api/v1/determine/nwp", payload: JSON.stringify(project), headers: { "content-type": "application/json", "x-api-key": SANDBOX, "x-request-id": "nwp-1" } });
     expect(res.statusCode).toBe(200);
     expect(res.headers["x-service-tier"]).toBe("sandbox");
     expect(res.headers["x-request-id"]).toBe("nwp-1");
@@ -193,4 +193,5 @@ describe("property: random requests", () => {
       { numRuns: 200 },
     );
   });
+});
 });

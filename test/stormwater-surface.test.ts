@@ -2,8 +2,7 @@
 // surface, all 56 jurisdictions, and a property test over random inputs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { generousTiersFile } from "./support/processes.js";
+import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 
 const CODES = "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC PR GU AS MP VI".split(" ");
 const KNOWN_KEYS = ["state", "activity", "acres", "disturbedAcres", "maxDisturbedAcresAtOneTime", "partOfLargerPlan", "sectorCode", "startDate", "endDate", "onTribalLand", "federalFacility", "dischargesToImpairedWater", "dischargesToTier2Water", "aridClimate"];
@@ -12,15 +11,16 @@ const NOTICES = [
   "Where a state requires a credentialed preparer, a generated document is a draft for that person to review and sign, not a compliant filed plan.",
 ];
 
-let gw: Embedded;
+describe.each(DEPLOYMENTS)("document 1 surface, %s deployment", (deployment) => {
+let gw: Target;
 beforeAll(async () => {
-  gw = await startEmbedded({ TIERS_FILE: generousTiersFile() });
-});
+  gw = await startTarget(deployment);
+}, 60_000);
 afterAll(async () => gw?.close());
 
 const determine = (body: unknown) =>
-  gw.app.inject({ method: "POST", url: "/api/v1/determine", payload: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
-const requirements = (query: string) => gw.app.inject({ method: "GET", url: `/api/v1/requirements?${query}` });
+  gw.request({ method: "POST", url: "/api/v1/determine", payload: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
+const requirements = (query: string) => gw.request({ method: "GET", url: `/api/v1/requirements?${query}` });
 const error = async (p: ReturnType<typeof determine>) => {
   const res = await p;
   expect(res.statusCode).toBe(400);
@@ -139,17 +139,17 @@ describe("honesty at the surface", () => {
     for (const k of ["coverage", "coverageReason", "eligibilityScreens", "notices", "confidence", "datasetVersion", "site"]) expect(d).toHaveProperty(k);
   });
   it("lookups: the jurisdiction list, one jurisdiction and a credential gate", async () => {
-    const list = (await gw.app.inject({ method: "GET", url: "/api/v1/jurisdictions" })).json().data;
+    const list = (await gw.request({ method: "GET", url: "/api/v1/jurisdictions" })).json().data;
     expect(list.count).toBe(56);
     expect(list.jurisdictions).toHaveLength(56);
     expect(list.verifiedCount).toBe(list.jurisdictions.filter((j: { confidence: string }) => j.confidence === "verified").length);
     for (const j of list.jurisdictions) if (j.confidence === "unverified") expect(j.credential.gate).not.toBe("open");
-    const one = await gw.app.inject({ method: "GET", url: "/api/v1/jurisdictions/NM" });
+    const one = await gw.request({ method: "GET", url: "/api/v1/jurisdictions/NM" });
     expect(one.json().data.code).toBe("NM");
-    const unknown = await gw.app.inject({ method: "GET", url: "/api/v1/jurisdictions/ZZ" });
+    const unknown = await gw.request({ method: "GET", url: "/api/v1/jurisdictions/ZZ" });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.details.known_states).toHaveLength(56);
-    const cred = (await gw.app.inject({ method: "GET", url: "/api/v1/credentials/TX?acres=2" })).json().data;
+    const cred = (await gw.request({ method: "GET", url: "/api/v1/credentials/TX?acres=2" })).json().data;
     expect(cred).toMatchObject({ state: "TX", acres: 2 });
     expect(["open", "gated", "conditional", "unknown"]).toContain(cred.gate);
     expect(typeof cred.documentStatus).toBe("string");
@@ -215,4 +215,5 @@ describe("property: random site inputs", () => {
       { numRuns: 200 },
     );
   });
+});
 });

@@ -1,6 +1,6 @@
 // The Fastify gateway: shared HTTP plumbing, then one plugin per surface. It holds no domain
 // logic: it parses public JSON, calls the services and writes each surface's envelope.
-import fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import cors from "@fastify/cors";
 import type { Clock } from "@permits/common/clock";
 import type { Logger } from "@permits/common/logger";
@@ -50,8 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     genReqId: requestIdFor,
-    requestIdLogLabel: "requestId",
-    disableRequestLogging: true,
+    // One request line is written by our onResponse hook instead of Fastify's two.
+    logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   });

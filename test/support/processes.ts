@@ -60,6 +60,8 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 
 export interface Distributed {
   baseUrl: string;
+  /** Each service's own address, for tests that call a service directly. */
+  serviceUrls: Record<string, string>;
   procs: Proc[];
   close(): Promise<void>;
 }
@@ -109,5 +111,5 @@ export async function startDistributed(env: Record<string, string> = {}): Promis
     await close();
     throw new Error(`${(e as Error).message}\n${logs}`);
   }
-  return { baseUrl, procs, close };
+  return { baseUrl, serviceUrls: urls, procs, close };
 }

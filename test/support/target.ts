@@ -1,0 +1,59 @@
+// One way to send requests to either deployment, so a suite can run unchanged against the
+// embedded gateway (inject) and the distributed one (real HTTP to real processes).
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
+import type { ServiceClients } from "@permits/gateway/clients";
+import { startEmbedded } from "./embedded.js";
+import { generousTiersFile, startDistributed } from "./processes.js";
+
+export interface TargetResponse {
+  statusCode: number;
+  headers: Record<string, string | undefined>;
+  body: string;
+  json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RequestOptions {
+  method: "GET" | "POST" | "DELETE" | "PUT";
+  url: string;
+  payload?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Target {
+  name: "embedded" | "distributed";
+  request(o: RequestOptions): Promise<TargetResponse>;
+  entitlement: ServiceClients["entitlement"];
+  close(): Promise<void>;
+}
+
+export const DEPLOYMENTS = ["embedded", "distributed"] as const;
+
+/** A deployment whose limits never bind (for suites that are not about limits). */
+export async function startTarget(name: (typeof DEPLOYMENTS)[number], env: Record<string, string> = {}): Promise<Target> {
+  const fullEnv = { TIERS_FILE: generousTiersFile(), ...env };
+  if (name === "embedded") {
+    const gw = await startEmbedded(fullEnv);
+    return {
+      name,
+      entitlement: gw.clients.entitlement,
+      close: gw.close,
+      async request(o) {
+        const res = await gw.app.inject({ method: o.method, url: o.url, payload: o.payload, headers: o.headers });
+        return { statusCode: res.statusCode, headers: res.headers as Record<string, string | undefined>, body: res.body, json: () => JSON.parse(res.body) };
+      },
+    };
+  }
+  const d = await startDistributed(fullEnv);
+  return {
+    name,
+    entitlement: createClient(EntitlementService, createConnectTransport({ baseUrl: d.serviceUrls.ENTITLEMENT_URL, httpVersion: "2" })),
+    close: d.close,
+    async request(o) {
+      const res = await fetch(d.baseUrl + o.url, { method: o.method, body: o.payload, headers: o.headers });
+      const body = await res.text();
+      return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
+    },
+  };
+}
