@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
+import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { createLogger } from "./logger.js";
 import { serve, type RunningService } from "./serve.js";
 
@@ -48,6 +49,31 @@ describe("standalone service host", () => {
     const baseUrl = await start();
     await running!.close();
     running = undefined;
+    await expect(fetch(`${baseUrl}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).rejects.toThrow();
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("lets an in-flight call finish after close begins, and refuses new connections", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    running = await serve({
+      name: "slow",
+      services: [{ service: RateLimitService, impl: { getUsage: async () => { await gate; return { policy: "finished" }; } } }],
+      host: "127.0.0.1",
+      port: 0,
+      logger: createLogger("t", { level: "silent" }),
+      shutdownGraceMs: 5000,
+    });
+    const baseUrl = `http://127.0.0.1:${running.port}`;
+    const inFlight = createClient(RateLimitService, createGrpcTransport({ baseUrl })).getUsage({ policy: "p", bucket: "b" });
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = running.close();
+    running = undefined;
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    expect((await inFlight).policy).toBe("finished");
+    await closing;
     await expect(fetch(`${baseUrl}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).rejects.toThrow();
   });
 });

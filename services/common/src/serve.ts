@@ -117,6 +117,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   });
 
   const sockets = new Set<net.Socket>();
+  const h1Sockets = new Set<net.Socket>();
   const front = net.createServer((socket) => {
     // Small RPC frames must not wait on Nagle's algorithm (the session cannot set this itself
     // through the replaying stream below): without it each call can stall ~40 ms.
@@ -132,6 +133,8 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
         h2.emit("connection", replayingStream(socket, chunk));
       } else {
         // The HTTP/1.1 server reads what was pushed back before reading the socket.
+        h1Sockets.add(socket);
+        socket.once("close", () => h1Sockets.delete(socket));
         socket.unshift(chunk);
         h1.emit("connection", socket);
         socket.resume();
@@ -152,20 +155,20 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       serving = false;
       for (const w of watchers) w();
       front.close();
-      // GOAWAY on HTTP/2: no new streams, open ones finish. HTTP/1.1: idle sockets close now.
+      // GOAWAY on HTTP/2: no new streams, open ones finish. HTTP/1.1: idle sockets close, busy
+      // ones once their response is out. The inner servers never listened themselves, so their
+      // close() would not wait for anything: drain by watching the connections instead.
       for (const s of sessions) s.close();
-      h1.closeIdleConnections();
-      const idle = Promise.all([
-        new Promise((r) => h2.close(() => r(undefined))),
-        new Promise((r) => h1.close(() => r(undefined))),
-      ]);
       const grace = opts.shutdownGraceMs ?? 10_000;
-      const timer = setTimeout(() => {
-        abortInFlight.abort();
-        for (const s of sockets) s.destroy();
-      }, grace);
-      await idle;
-      clearTimeout(timer);
+      const deadline = Date.now() + grace;
+      while (sessions.size > 0 || h1Sockets.size > 0) {
+        if (Date.now() > deadline) {
+          abortInFlight.abort();
+          break;
+        }
+        h1.closeIdleConnections();
+        await new Promise((r) => setTimeout(r, 20));
+      }
       for (const s of sockets) s.destroy();
       logger.info({ service: opts.name }, "service stopped");
     })());

@@ -1,0 +1,33 @@
+// Configuration is validated at start: a bad value stops the process with a message naming it.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, ROOT } from "./support/processes.js";
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+function run(script: string, env: Record<string, string>) {
+  return spawnSync(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 10_000 });
+}
+
+describe("invalid configuration", () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["gateway/dist/main.js", { PORT: "eighty" }, /PORT/],
+    ["gateway/dist/main.js", { BODY_LIMIT_BYTES: "-5" }, /BODY_LIMIT_BYTES/],
+    ["gateway/dist/main.js", { TRUST_PROXY: "the proxy" }, /TRUST_PROXY/],
+    ["gateway/dist/main.js", { STORMWATER_URL: "not a url" }, /STORMWATER_URL/],
+    ["gateway/dist/main.js", { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    ["services/stormwater/dist/main.js", { PORT: "70000" }, /PORT/],
+    ["services/entitlement/dist/main.js", { PORT: "17999", PAYMENT_PROVIDER: "paypal" }, /PAYMENT_PROVIDER/],
+    ["services/entitlement/dist/main.js", { PORT: "17999", LEGACY_KEY_SECRET: "short" }, /LEGACY_KEY_SECRET/],
+    ["services/ratelimit/dist/main.js", { PORT: "17999", TIERS_FILE: "/nonexistent/tiers.json" }, /TIERS_FILE/],
+  ];
+  for (const [script, env, name] of cases) {
+    it(`${script.split("/")[1]} exits 1 naming ${name.source}`, () => {
+      const res = run(script, env);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(name);
+      expect(res.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    });
+  }
+});
