@@ -140,6 +140,9 @@ export async function load({ url, requests, load, seconds }) {
     connections: load === "saturation" ? SATURATION_CONNECTIONS : RATE_CONNECTIONS,
     pipelining: 1,
     timeout: 10,
+    // autocannon only notices the end of a run on a sample tick: keep ticks short so a run
+    // lasts its duration, not the next whole second.
+    sampleInt: Math.max(50, Math.min(1000, (seconds * 1000) / 4)),
   };
   if (load === "rate-200") opts.overallRate = RATE;
   const lat = [];

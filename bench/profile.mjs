@@ -17,6 +17,9 @@ const TOP = Number(process.env.PROFILE_TOP ?? 25);
 /** Self time per function and per file/package of the samples within [fromUs, toUs] (monotonic µs). */
 export function summarise(profile, fromUs = -Infinity, toUs = Infinity) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const totalByFn = new Map();
   const selfByFn = new Map();
   const selfByFile = new Map();
   let total = 0;
@@ -31,11 +34,21 @@ export function summarise(profile, fromUs = -Infinity, toUs = Infinity) {
     const fn = `${cf.functionName || "(anonymous)"}${url ? ` ${shortUrl}:${cf.lineNumber + 1}` : ""}`;
     const file = url ? (url.includes("node_modules/") ? `pkg ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)[1]}` : url) : `(${cf.functionName})`;
     selfByFn.set(fn, (selfByFn.get(fn) ?? 0) + d);
+    // Inclusive time of this project's own functions (each counted once per sample).
+    const seen = new Set();
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const f = byId.get(id).callFrame;
+      if (!/\/(gateway|services)\/[^/]+\/dist\/|\/(gateway)\/dist\//.test(f.url)) continue;
+      const k = `${f.functionName || "(anonymous)"} ${f.url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "")}:${f.lineNumber + 1}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      totalByFn.set(k, (totalByFn.get(k) ?? 0) + d);
+    }
     selfByFile.set(file, (selfByFile.get(file) ?? 0) + d);
     total += d;
   }
   const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
-  return { totalMs: total / 1000, functions: sorted(selfByFn), files: sorted(selfByFile) };
+  return { totalMs: total / 1000, functions: sorted(selfByFn), files: sorted(selfByFile), inclusive: sorted(totalByFn) };
 }
 
 function print(name, s) {
@@ -45,6 +58,8 @@ function print(name, s) {
   for (const [k, us] of s.functions.slice(0, TOP)) console.log(`${pct(us)}  ${k}`);
   console.log("--- self time by file or package");
   for (const [k, us] of s.files.slice(0, 15)) console.log(`${pct(us)}  ${k}`);
+  console.log("--- inclusive time of the project's own functions (gateway/, services/)");
+  for (const [k, us] of s.inclusive.slice(0, TOP)) console.log(`${pct(us)}  ${k}`);
 }
 
 const profDir = fs.mkdtempSync(path.join(os.tmpdir(), "permits-profile-"));

@@ -59,6 +59,8 @@ async function measureDeployment(deployment, baseUrl, pids, routeList) {
       const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, ratio_to_ceiling: 0 };
       runs.push(run);
       if (m.detail) notes.push(`${run.name}: ${m.detail}`);
+      if (l === "rate-200" && m.rps < RATE * 0.9) notes.push(`${run.name}: completed ${fmt(m.rps, 0)} req/s of the ${RATE} offered: the deployment cannot sustain this load`);
+      if (m.rps === 0) notes.push(`${run.name}: no request completed within the run (latencies are 0, not measured)`);
       log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB`);
     }
   }
@@ -187,7 +189,7 @@ async function suite() {
   const m = results.machine;
   console.log(`\n${m.cpus} x ${m.cpu_model}, ${m.memory_gb} GB, Node ${m.node}, ${m.os}; ${DURATION_S} s per run, ${SATURATION_CONNECTIONS} connections at saturation, ${RATE} req/s over ${RATE_CONNECTIONS} connections at rate-200\n`);
   console.log(table(runs));
-  for (const n of notes) console.log(`error detail: ${n}`);
+  for (const n of notes) console.log(`note: ${n}`);
   console.log(`\nwrote ${path.relative(process.cwd(), RESULTS) || RESULTS} in ${m.wall_s} s`);
   if (runs.some((r) => r.errors > 0)) {
     console.error("some runs had errors (non-2xx, socket errors or timeouts): the numbers of those runs are not valid");

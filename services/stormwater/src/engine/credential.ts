@@ -53,8 +53,9 @@ export function documentStatus(c: RawCredential, applies: Applies): string {
   return DOCUMENT_STATUS.draftForReview;
 }
 
-export function credentialMsg(c: RawCredential, applies: Applies): Credential {
-  return create(CredentialSchema, {
+/** The gate fields shared by a jurisdiction's Credential and a CredentialResult. */
+function gateFields(c: RawCredential, applies: Applies) {
+  return {
     gate: gateOf(c.gate),
     appliesToThisSite: applies,
     summary: c.summary,
@@ -63,7 +64,11 @@ export function credentialMsg(c: RawCredential, applies: Applies): Credential {
     sourceCitation: c.sourceCitation ?? undefined,
     sourceUrl: c.sourceUrl ?? undefined,
     confidence: confidenceOf(c.confidence),
-  });
+  };
+}
+
+export function credentialMsg(c: RawCredential, applies: Applies): Credential {
+  return create(CredentialSchema, gateFields(c, applies));
 }
 
 export function credentialSummaryLine(c: RawCredential, applies: Applies): string {
@@ -80,14 +85,7 @@ export function credentialResult(ds: Dataset, code: string, acres: number | unde
     state: code,
     name: pj.raw.name,
     acres,
-    gate: gateOf(c.gate),
-    appliesToThisSite: applies,
-    summary: c.summary,
-    routes: c.routes,
-    stateCourseRequired: c.stateCourseRequired ?? undefined,
-    sourceCitation: c.sourceCitation ?? undefined,
-    sourceUrl: c.sourceUrl ?? undefined,
-    confidence: confidenceOf(c.confidence),
+    ...gateFields(c, applies),
     note: pj.base.note ?? undefined,
     documentStatus: documentStatus(c, applies),
   });

@@ -1,0 +1,100 @@
+// The benchmark harness on a tiny budget: every deployment comes up, answers every request of the
+// mix with 2xx, and bench/run.mjs writes a well-formed results file. Timing targets are checked by
+// `npm run bench`, never here.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, ROOT } from "./support/processes.js";
+
+const run = promisify(execFile);
+
+interface Run {
+  name: string;
+  deployment: string;
+  route: string;
+  load: string;
+  rps: number;
+  p50_ms: number;
+  p97_5_ms: number;
+  p99_ms: number;
+  errors: number;
+  rss_mb: number;
+  ratio_to_ceiling: number;
+}
+
+describe("bench/run.mjs --quick", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "permits-bench-smoke-"));
+  const file = path.join(dir, "results.json");
+  let results: { machine: Record<string, unknown>; runs: Run[] };
+  let stdout = "";
+
+  beforeAll(async () => {
+    ensureBuilt();
+    const out = await run(process.execPath, [path.join(ROOT, "bench/run.mjs"), "--quick"], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_RESULTS: file, BENCH_DURATION_S: "0.3", BENCH_WARMUP_S: "0" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    stdout = out.stdout;
+    results = JSON.parse(readFileSync(file, "utf8"));
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("describes the machine it ran on", () => {
+    expect(results.machine).toMatchObject({ cpus: expect.any(Number), cpu_model: expect.any(String), memory_gb: expect.any(Number), node: process.version });
+  });
+
+  it("has every field of every run, typed", () => {
+    expect(results.runs.length).toBeGreaterThan(0);
+    for (const r of results.runs) {
+      expect(Object.keys(r).sort()).toEqual(
+        ["deployment", "errors", "load", "name", "p50_ms", "p97_5_ms", "p99_ms", "ratio_to_ceiling", "route", "rps", "rss_mb"].sort(),
+      );
+      for (const k of ["name", "route"] as const) expect(typeof r[k], `${r.name} ${k}`).toBe("string");
+      expect(["ceiling", "embedded", "distributed", "engine"]).toContain(r.deployment);
+      expect(["saturation", "rate-200"]).toContain(r.load);
+      for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "ratio_to_ceiling"] as const) {
+        expect(Number.isFinite(r[k]), `${r.name} ${k} = ${r[k]}`).toBe(true);
+        expect(r[k], `${r.name} ${k}`).toBeGreaterThanOrEqual(0);
+      }
+      expect(Number.isInteger(r.errors)).toBe(true);
+      expect(r.p50_ms).toBeLessThanOrEqual(r.p97_5_ms);
+      expect(r.p97_5_ms).toBeLessThanOrEqual(r.p99_ms);
+    }
+  });
+
+  it("measures the ceiling, both deployments on the same routes, and the engines", () => {
+    const deployments = new Set(results.runs.map((r) => r.deployment));
+    expect([...deployments].sort()).toEqual(["ceiling", "distributed", "embedded", "engine"]);
+    const routesOf = (d: string) => results.runs.filter((r) => r.deployment === d).map((r) => `${r.route} ${r.load}`).sort();
+    expect(routesOf("distributed")).toEqual(routesOf("embedded"));
+    expect(routesOf("embedded")).toEqual(
+      expect.arrayContaining([
+        "POST /api/v1/determine saturation",
+        "POST /api/v1/determine rate-200",
+        "GET /api/v1/requirements saturation",
+        "POST /api/v1/determine/nwp saturation",
+        "POST /api/v1/determine/batch saturation",
+      ]),
+    );
+    expect(routesOf("ceiling")).toContain("POST /api/v1/determine saturation");
+    const ceiling = results.runs.find((r) => r.deployment === "ceiling" && r.load === "saturation")!;
+    expect(ceiling.rps).toBeGreaterThan(0);
+    expect(ceiling.ratio_to_ceiling).toBe(1);
+    for (const r of results.runs.filter((x) => x.deployment === "engine")) expect(r.rps).toBeGreaterThan(0);
+    for (const r of results.runs.filter((x) => x.deployment !== "engine")) expect(r.rss_mb, r.name).toBeGreaterThan(0);
+  });
+
+  it("answers every request with 2xx", () => {
+    for (const r of results.runs) expect(r.errors, r.name).toBe(0);
+  });
+
+  it("prints the table", () => {
+    expect(stdout).toContain("| deployment");
+    expect(stdout).toContain("ceiling");
+  });
+});
