@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id"], maxAge: 600 });
+  await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
 
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);

@@ -31,7 +31,7 @@ export function inputSchemaOf(route: RouteSpec): Schema {
 /** Output schemas of every route, keyed by "METHOD url", each with only the `$defs` it reaches. */
 export function outputSchemas(routes: RouteSpec[]): Map<string, Schema> {
   const openapi = buildOpenApi(routes) as { components: { schemas: Record<string, Schema> } };
-  const defs = describeBatchErrors(openapi.components.schemas);
+  const defs = openapi.components.schemas;
   const out = new Map<string, Schema>();
   for (const r of routes) {
     const root = rewriteRefs(r.doc.success.schema) as Schema;
@@ -52,22 +52,6 @@ export function outputSchemas(routes: RouteSpec[]): Map<string, Schema> {
 }
 
 const COMPONENT_REF = "#/components/schemas/";
-
-/**
- * The batch route writes a refused project's `error` in document 2's vocabulary (code, message,
- * fields, knownValues, as in NwpError without requestId and docs), not as the proto BadRequest
- * that BatchItem.error holds, which is what the NwpBatchItem component (from the descriptor)
- * says. The SDK client checks structuredContent against outputSchema, so the tool describes
- * what the route writes. Drop this once the OpenAPI component says the same.
- */
-function describeBatchErrors(components: Record<string, Schema>): Record<string, Schema> {
-  const item = components.NwpBatchItem as { properties?: Record<string, Schema> } | undefined;
-  const nwpError = (components.NwpError as { properties?: { error?: { properties?: Record<string, Schema> } } } | undefined)?.properties?.error?.properties;
-  if (!item?.properties?.error || !nwpError || !refsIn(item.properties.error).some((n) => /BadRequest$/.test(n))) return components;
-  const { requestId: _r, docs: _d, ...properties } = nwpError;
-  const error: Schema = { oneOf: [{ type: "object", required: ["code", "message"], properties }, { type: "null" }] };
-  return { ...components, NwpBatchItem: { ...item, properties: { ...item.properties, error } } };
-}
 
 function refsIn(s: unknown): string[] {
   if (Array.isArray(s)) return s.flatMap(refsIn);

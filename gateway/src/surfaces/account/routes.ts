@@ -9,6 +9,34 @@ import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { stormwaterEnvelope } from "../stormwater/envelope.js";
 
+const WINDOW_SCHEMA = {
+  type: "object",
+  required: ["name", "limit", "used", "remaining", "resetAt", "windowSeconds", "quota"],
+  properties: {
+    name: { type: "string", description: "minute, hour, day or month" },
+    limit: { type: "integer" },
+    used: { type: "integer" },
+    remaining: { type: "integer" },
+    resetAt: { type: "integer", description: "Unix seconds" },
+    windowSeconds: { type: "integer" },
+    quota: { type: "boolean", description: "A plan's monthly ceiling rather than an abuse limit." },
+  },
+};
+const USAGE_SCHEMA = {
+  type: "object",
+  required: ["data", "request_id", "disclaimer"],
+  properties: {
+    data: {
+      type: "object",
+      required: ["tier", "billable", "policy", "windows", "quota"],
+      properties: { tier: { type: "string" }, billable: { type: "boolean" }, policy: { type: "string" }, windows: { type: "array", items: WINDOW_SCHEMA }, quota: { oneOf: [WINDOW_SCHEMA, { type: "null" }] } },
+    },
+    request_id: { type: "string" },
+    disclaimer: { type: "string" },
+    attribution: { type: "string" },
+  },
+};
+
 const RECOVER_FIELDS = { subscriptionId: { type: "string" as const, description: "The payment-provider subscription id from the receipt (sub_…)." } };
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
@@ -23,7 +51,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       doc: {
         summary: "The caller's tier, windows and quota (spends nothing)",
         description: "Every window of the caller's document 1 tier with limit, used, remaining and reset (Unix seconds), and the monthly quota where the plan has one. Reading it consumes no budget.",
-        success: { status: 200, description: "Usage.", schema: { type: "object" } },
+        success: { status: 200, description: "Usage.", schema: USAGE_SCHEMA },
         errors: ["unauthorized", "internal"],
         auth: "optional",
       },

@@ -75,6 +75,16 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     required: ["ruleset", "generatedAt", "requestId"],
     properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
   };
+  // A batch item as the route writes it: the proto's BatchItem carries a BadRequest, which the
+  // gateway renders in document 2's error vocabulary.
+  const itemError = { ...(errorEnvelopes.nwp.properties.error as Record<string, unknown>) } as { properties: Record<string, unknown> };
+  const { requestId: _r, docs: _d, ...itemErrorProps } = itemError.properties;
+  schemas.NwpBatchItem = {
+    oneOf: [
+      { type: "object", required: ["index", "ok", "input", "determination"], properties: { index: { type: "integer" }, ok: { const: true }, input: { $ref: "#/components/schemas/NwpProjectInput" }, determination: { $ref: "#/components/schemas/NwpDetermination" } } },
+      { type: "object", required: ["index", "ok", "error"], properties: { index: { type: "integer" }, ok: { const: false }, error: { type: "object", required: ["code", "message"], properties: itemErrorProps } } },
+    ],
+  };
   schemas.StormwaterError = errorEnvelopes.stormwater;
   schemas.NwpError = errorEnvelopes.nwp;
 

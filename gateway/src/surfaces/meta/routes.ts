@@ -23,6 +23,7 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
     version: "1.0.0",
     openapi: "/api/openapi",
     pricing: "/api/v1/pricing",
+    mcp: { url: "/mcp", transport: "streamable-http", note: "The same capabilities as tools for AI agents, under the same keys and tiers." },
     endpoints: all.map((r) => ({
       method: r.method,
       path: r.url.replace(/:(\w+)/g, "{$1}"),
