@@ -2,10 +2,12 @@
 // server processes of each deployment, RSS sampling and the autocannon runs.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { batchOf100, PROJECTS, REQUIREMENT_QUERIES, SITES } from "./requests.mjs";
 
@@ -133,6 +135,7 @@ export function percentile(sorted, p) {
  * own histogram keeps whole milliseconds), and any non-2xx, socket error or timeout is an error.
  */
 export async function load({ url, requests, load, seconds }) {
+  if (load === "rate-200" && process.env.BENCH_RATE_TOOL !== "autocannon") return paced({ url, requests, rate: RATE, seconds });
   const opts = {
     url,
     requests,
@@ -171,6 +174,73 @@ export async function load({ url, requests, load, seconds }) {
     p99_ms: percentile(lat, 99),
     errors: Math.max(errors, bad),
     detail: bad || errors ? `non-2xx ${result.non2xx} (first: ${firstBad.join(",")}), socket errors ${result.errors}, timeouts ${result.timeouts}` : "",
+  };
+}
+
+/**
+ * A fixed offered load, open loop: one request every 1000/rate ms on a uniform schedule (not
+ * autocannon's overallRate, which sends each connection's whole per-second quota back to back at
+ * the start of every second, i.e. a 10-connection burst that measures queueing, not latency).
+ * Latency runs from the send to the last byte of the answer. The schedule does not wait for
+ * answers (a slow server gets more requests in flight, as from independent callers); a send the
+ * generator itself made late is sent at once, so the schedule catches up.
+ */
+export async function paced({ url, requests, rate, seconds }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const base = new URL(url);
+  const interval = 1000 / rate;
+  const total = Math.max(1, Math.round(rate * seconds));
+  const lat = [];
+  let ok = 0;
+  let bad = 0;
+  const firstBad = [];
+  const bodies = requests.map((r) => (r.body === undefined ? undefined : Buffer.from(r.body)));
+  const one = (i) =>
+    new Promise((resolve) => {
+      const sent = performance.now();
+      const r = requests[i % requests.length];
+      const body = bodies[i % requests.length];
+      const headers = { ...r.headers, ...(body ? { "content-length": body.length } : {}) };
+      const req = http.request({ agent, host: base.hostname, port: base.port, method: r.method, path: r.path, headers, timeout: 10_000 }, (res) => {
+        res.on("data", () => {});
+        res.on("end", () => {
+          if (res.statusCode >= 200 && res.statusCode < 300) {
+            ok++;
+            lat.push(performance.now() - sent);
+          } else {
+            bad++;
+            if (firstBad.length < 3) firstBad.push(res.statusCode);
+          }
+          resolve();
+        });
+      });
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", () => {
+        bad++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const pending = [];
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const scheduled = t0 + i * interval;
+    const wait = scheduled - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    else if (wait > 0) await new Promise((r) => setImmediate(r));
+    pending.push(one(i));
+  }
+  await Promise.all(pending);
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  return {
+    rps: ok / elapsed,
+    p50_ms: percentile(lat, 50),
+    p97_5_ms: percentile(lat, 97.5),
+    p99_ms: percentile(lat, 99),
+    errors: bad,
+    detail: bad ? `non-2xx or failed ${bad} (first statuses: ${firstBad.join(",")})` : "",
   };
 }
 

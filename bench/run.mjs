@@ -5,8 +5,10 @@
 //   3. distributed  the four services and the gateway as separate processes, HTTP/2 between them
 //   4. engine       the stormwater and NWP engines alone, in one process (bench/engines.mjs)
 //
-// HTTP runs use autocannon: "saturation" is 50 connections as fast as the server answers;
-// "rate-200" is a fixed offered load of 200 req/s (autocannon overallRate) for latency.
+// "saturation" is autocannon with 50 connections as fast as the server answers; "rate-200" is a
+// fixed offered load of 200 req/s on a uniform open-loop schedule (bench/lib.mjs paced(): autocannon's
+// overallRate sends each second's quota in one burst per connection; BENCH_RATE_TOOL=autocannon
+// uses it anyway, for comparison).
 // Every request carries a key whose policy (bench/tiers.bench.json) never throttles, so auth and
 // the rate-limit decision run on every request. A non-2xx answer counts as an error.
 //
@@ -81,7 +83,7 @@ function machine() {
     date: new Date().toISOString(),
     duration_s: DURATION_S,
     connections: SATURATION_CONNECTIONS,
-    rate_connections: RATE_CONNECTIONS,
+    rate_tool: process.env.BENCH_RATE_TOOL === "autocannon" ? `autocannon overallRate over ${RATE_CONNECTIONS} connections` : "paced open loop (uniform schedule)",
   };
 }
 
@@ -187,7 +189,7 @@ async function suite() {
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
   fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
   const m = results.machine;
-  console.log(`\n${m.cpus} x ${m.cpu_model}, ${m.memory_gb} GB, Node ${m.node}, ${m.os}; ${DURATION_S} s per run, ${SATURATION_CONNECTIONS} connections at saturation, ${RATE} req/s over ${RATE_CONNECTIONS} connections at rate-200\n`);
+  console.log(`\n${m.cpus} x ${m.cpu_model}, ${m.memory_gb} GB, Node ${m.node}, ${m.os}; ${DURATION_S} s per run, ${SATURATION_CONNECTIONS} connections at saturation, ${RATE} req/s ${m.rate_tool} at rate-200\n`);
   console.log(table(runs));
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`\nwrote ${path.relative(process.cwd(), RESULTS) || RESULTS} in ${m.wall_s} s`);

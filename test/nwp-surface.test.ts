@@ -43,6 +43,7 @@ describe("POST /api/v1/determine/nwp", () => {
   it("answers an unknown district 422 listing all 38 codes", async () => {
     const res = await post("/api/v1/determine/nwp", { ...project, district: "XYZ" });
     expect(res.statusCode).toBe(422);
+    expect(res.headers["x-service-tier"]).toBe("sandbox");
     const e = res.json().error;
     expect(e.code).toBe("invalid_request");
     expect(e.knownValues.district).toHaveLength(38);

@@ -15,7 +15,7 @@ import {
 } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
 import { citationMsg, confidenceOf, kindOf, step, valueMsg } from "./messages.js";
-import type { RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawScreen } from "./raw.js";
+import type { RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawScreen, RawStatePermit } from "./raw.js";
 import type { Dataset, PreparedCgp, PreparedJurisdiction, Route, RouteKind } from "./types.js";
 
 export const CGP_ID = "cgp-2022";
@@ -55,20 +55,29 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
   };
 }
 
-export function permitRef(p: RawPermit): PermitRef {
+/** A PermitRef from a permit's identity and the agency that issues it. */
+function permitRefOf(
+  p: RawStatePermit,
+  issuer: { authority: string; agencyName: string; agencyUrl: string | null },
+  confidence: PermitRef["confidence"],
+): PermitRef {
   return create(PermitRefSchema, {
     id: p.id,
     name: p.name,
     permitNumber: p.permitNumber ?? undefined,
     version: p.version,
-    authority: p.authority,
-    agencyName: p.agencyName,
-    agencyUrl: p.agencyUrl ?? undefined,
+    authority: issuer.authority,
+    agencyName: issuer.agencyName,
+    agencyUrl: issuer.agencyUrl ?? undefined,
     permitUrl: p.permitUrl ?? undefined,
     effectiveDate: p.effectiveDate ?? undefined,
     expiryDate: p.expiryDate ?? undefined,
-    confidence: confidenceOf(p.confidence),
+    confidence,
   });
+}
+
+export function permitRef(p: RawPermit): PermitRef {
+  return permitRefOf(p, p, confidenceOf(p.confidence));
 }
 
 function screen(s: RawScreen, status: ScreenStatus, detail = s.detail): EligibilityScreen {
@@ -256,19 +265,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
   } else {
     const statePermits = j.statePermits.map((p) => ({
       raw: p,
-      ref: create(PermitRefSchema, {
-        id: p.id,
-        name: p.name,
-        permitNumber: p.permitNumber ?? undefined,
-        version: p.version,
-        authority: j.agencyShort,
-        agencyName: j.agencyName,
-        agencyUrl: j.agencyUrl ?? undefined,
-        permitUrl: p.permitUrl ?? undefined,
-        effectiveDate: p.effectiveDate ?? undefined,
-        expiryDate: p.expiryDate ?? undefined,
-        confidence: rowConfidence,
-      }),
+      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, rowConfidence),
     }));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"
