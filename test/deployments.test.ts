@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { EntitlementService, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 
 const SANDBOX = "svc_sandbox_public";
 const json = { "content-type": "application/json" };
@@ -82,4 +85,23 @@ describe("embedded and distributed deployments", () => {
       expect(a.status).toBeLessThan(500);
     });
   }
+});
+
+describe("the distributed deployment under many large answers", () => {
+  it("answers 60 concurrent batches of 100 over one HTTP/2 session between gateway and nwp", async () => {
+    // Regression: past 10 MB buffered in one session, Node refused streams (ENHANCE_YOUR_CALM).
+    const e = createClient(EntitlementService, createConnectTransport({ baseUrl: distributed.serviceUrls.ENTITLEMENT_URL, httpVersion: "2" }));
+    await e.setLocalSubscription({ subscriptionId: "sub_many_batches", status: SubscriptionStatus.ACTIVE });
+    const key = (await e.recoverLegacyKey({ subscriptionId: "sub_many_batches" })).apiKey;
+    const project = { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 };
+    const body = JSON.stringify({ projects: Array(100).fill(project) });
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const res = await fetch(`${distributed.baseUrl}/api/v1/determine/batch`, { method: "POST", body, headers: { "content-type": "application/json", "x-api-key": key } });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  }, 60_000);
 });

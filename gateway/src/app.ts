@@ -8,6 +8,7 @@ import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { Problem, toProblem, type Surface } from "./http/problems.js";
 import { requestIdFor } from "./http/request-id.js";
+import { stringify } from "./http/public-json.js";
 import { registerRoutes, type RouteSpec } from "./http/route-table.js";
 import { accessControl } from "./http/access.js";
 import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
@@ -67,6 +68,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       done(Object.assign(new Error("invalid json"), { code: "FST_ERR_CTP_INVALID_JSON_BODY", statusCode: 400 }), undefined);
     }
   });
+
+  // Response bodies splice the pre-written JSON of messages (see public-json.ts).
+  app.setReplySerializer((payload) => stringify(payload));
 
   await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
 

@@ -6,6 +6,7 @@ import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createClient as createRedisClient } from "redis";
 import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
+import { SESSION_MEMORY_MB } from "@permits/common/serve";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
@@ -74,7 +75,8 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext): Pr
 
 function remote(baseUrl: string, timeoutMs: number): Wired {
   // One transport (one multiplexed HTTP/2 connection) per upstream, created once.
-  const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, defaultTimeoutMs: timeoutMs, pingIntervalMs: 30_000 });
+  // No compression: on a private network, gzip of small binary messages costs more CPU than it saves.
+  const transport = createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, defaultTimeoutMs: timeoutMs, pingIntervalMs: 30_000, acceptCompression: [], nodeOptions: { maxSessionMemory: SESSION_MEMORY_MB } });
   const health = createClient(Health, transport);
   return {
     transport,

@@ -7,6 +7,7 @@ import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../app.js";
 import { meter } from "./access.js";
 import { Problem } from "./problems.js";
+import { stringify } from "./public-json.js";
 
 export const MAX_IDEMPOTENCY_KEY = 255;
 const WAIT_FOR_FIRST_MS = 5000;
@@ -67,7 +68,7 @@ async function computeAndStore(deps: AppDeps, req: FastifyRequest, reply: Fastif
   let body: string;
   try {
     await meter(deps, req, reply);
-    body = JSON.stringify(await compute());
+    body = stringify(await compute());
   } catch (e) {
     // Refused, invalid or failed requests are not stored: the caller may retry with the same key.
     await ratelimit.releaseIdempotent({ scope: id.scope, key: id.key }).catch(() => undefined);

@@ -18,7 +18,8 @@ const redact = {
 };
 
 export function createLogger(name: string, opts: { level?: string; destination?: NodeJS.WritableStream } = {}): Logger {
-  const level = opts.level ?? process.env.LOG_LEVEL ?? "info";
+  // An empty LOG_LEVEL counts as unset, as every variable does.
+  const level = opts.level || process.env.LOG_LEVEL || "info";
   return opts.destination
     ? pino({ name, level, redact }, opts.destination as never)
     : pino({ name, level, redact });

@@ -31,6 +31,8 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+export const SESSION_MEMORY_MB = 256;
+
 // Every HTTP/2 connection opens with this preface; no HTTP/1.x request line starts with "PRI".
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -108,7 +110,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     interceptors: [logErrors],
     shutdownSignal: abortInFlight.signal,
   });
-  const h2 = http2.createServer(handler);
+  // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
+  // maxSessionMemory (10 MB by default); a gateway multiplexes many large batch answers over
+  // one session, so allow more.
+  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, handler);
   const h1 = http.createServer(handler);
   const sessions = new Set<http2.Http2Session>();
   h2.on("session", (s) => {

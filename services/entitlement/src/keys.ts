@@ -36,14 +36,6 @@ export function sha256Hex(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
 }
 
-/**
- * Constant-time string equality. Both sides are hashed first so timingSafeEqual always sees
- * equal lengths, and the time taken reveals neither the content nor the length of either.
- */
-export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
-}
-
 /** Constant-time equality of two lowercase hex digests of the same algorithm. */
 export function safeEqualHex(a: string, b: string): boolean {
   const x = Buffer.from(a, "hex");

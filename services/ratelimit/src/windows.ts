@@ -81,9 +81,17 @@ export function calendarWindow(name: Exclude<WindowName, "minute">, nowMs: numbe
   }
 }
 
+// Every decision names its windows; the label changes only when a window starts, so the last one
+// per window kind is remembered instead of formatting a date per window per request.
+const lastLabel = new Map<string, { startMs: number; label: string }>();
+
 function windowLabel(name: Exclude<WindowName, "minute">, startMs: number): string {
+  const cached = lastLabel.get(name);
+  if (cached?.startMs === startMs) return cached.label;
   const iso = new Date(startMs).toISOString(); // 2026-03-14T05:00:00.000Z
-  return name === "hour" ? iso.slice(0, 13) : name === "day" ? iso.slice(0, 10) : iso.slice(0, 7);
+  const label = name === "hour" ? iso.slice(0, 13) : name === "day" ? iso.slice(0, 10) : iso.slice(0, 7);
+  lastLabel.set(name, { startMs, label });
+  return label;
 }
 
 export function toStatus(plan: WindowPlan, count: WindowCount): WindowStatusInit {

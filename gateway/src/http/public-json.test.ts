@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { create } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { Confidence } from "@permits/proto/common/v1/common";
+import { Coverage, DeterminationSchema, RequirementKind, RequirementSchema, SiteInputSchema } from "@permits/proto/stormwater/v1/stormwater";
+import { DeterminationSchema as NwpDetermination, Verdict } from "@permits/proto/nwp/v1/nwp";
+import { RawJson, stringify, toPublicJson } from "./public-json.js";
+
+describe("public JSON of messages", () => {
+  it("writes unset optionals as null, enums as the contract's words, Value as plain JSON", () => {
+    const requirement = create(RequirementSchema, {
+      id: "stabilization.complete",
+      kind: RequirementKind.STABILIZATION,
+      label: "Complete",
+      detail: "d",
+      value: create(ValueSchema, { kind: { case: "numberValue", value: 7 } }),
+      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", confidence: Confidence.UNVERIFIED },
+    });
+    const d = create(DeterminationSchema, {
+      coverage: Coverage.NOT_REQUIRED,
+      coverageReason: 'quote " and \\ backslash',
+      requirements: [requirement],
+      input: create(SiteInputSchema, { state: "NM", activity: "construction", disturbedAcres: 0.5, partOfLargerPlan: false }),
+    });
+    const json = JSON.parse(toPublicJson(DeterminationSchema, d, "snake").text);
+    expect(json.coverage).toBe("not_required");
+    expect(json.coverageReason).toBe('quote " and \\ backslash');
+    expect(json.permit).toBeNull();
+    expect(json.confidence).toBeNull();
+    expect(json.requirements[0]).toEqual({
+      id: "stabilization.complete", kind: "stabilization", label: "Complete", detail: "d", value: 7,
+      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", quote: null, confidence: "unverified" }, because: null,
+    });
+    expect(json.input).toMatchObject({ disturbedAcres: 0.5, partOfLargerPlan: false, dischargesToImpairedWater: null, maxDisturbedAcresAtOneTime: null });
+  });
+
+  it("writes document 2 enums with hyphens", () => {
+    const d = create(NwpDetermination, { verdict: Verdict.INDIVIDUAL_PERMIT_LIKELY });
+    expect(JSON.parse(toPublicJson(NwpDetermination, d, "kebab").text).verdict).toBe("individual-permit-likely");
+  });
+
+  it("gives the same text for the same message, and a fresh one after a new message", () => {
+    const a = create(SiteInputSchema, { state: "TX", activity: "construction" });
+    const first = toPublicJson(SiteInputSchema, a, "snake").text;
+    expect(toPublicJson(SiteInputSchema, a, "snake").text).toBe(first);
+    const b = create(SiteInputSchema, { state: "MA", activity: "construction" });
+    expect(JSON.parse(toPublicJson(SiteInputSchema, b, "snake").text).state).toBe("MA");
+  });
+});
+
+describe("stringify", () => {
+  it("equals JSON.stringify on plain JSON data", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(stringify(v)).toBe(JSON.stringify(v));
+      }),
+    );
+  });
+  it("splices RawJson text and skips undefined members", () => {
+    expect(stringify({ a: new RawJson('{"x":1}'), b: undefined, c: [new RawJson("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
+  });
+});
