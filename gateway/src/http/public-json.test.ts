@@ -57,7 +57,15 @@ describe("stringify", () => {
       }),
     );
   });
+  it("quotes every string as JSON.stringify does, lone surrogates and control characters included", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }), (a, b) => {
+        expect(stringify([a, b, { [a]: b }])).toBe(JSON.stringify([a, b, { [a]: b }]));
+      }),
+      { numRuns: 500 },
+    );
+  });
   it("splices RawJson text and skips undefined members", () => {
-    expect(stringify({ a: new RawJson('{"x":1}'), b: undefined, c: [new RawJson("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
+    expect(stringify({ a: RawJson.text('{"x":1}'), b: undefined, c: [RawJson.text("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
   });
 });

@@ -7,25 +7,38 @@
 //   with "_" (document 1: "not_required") or "-" (document 2: "nwp-likely") between words;
 // - google.protobuf.Value is written as the plain JSON value it holds.
 //
-// Messages are written straight to JSON text, and the text of each message is remembered by
-// identity: the engines build their static parts (permit requirements, citations, jurisdictions)
-// once at start, so most of a determination is serialised once per process, not per request.
-// This relies on messages never being mutated after they are built, which every service here
-// keeps (see the direct transport). The text is spliced into envelopes by `stringify`.
+// Messages are written straight to JSON text. The engines build their static parts (permit
+// requirements, citations, jurisdictions) once at start and freeze them; the text of a frozen
+// message is remembered by identity, so most of a determination is serialised once per process,
+// not per request. The text is spliced into envelopes by `stringify`.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 
 export type EnumStyle = "snake" | "kebab";
 
-/** JSON text already written, to be spliced as is by `stringify`. */
+/**
+ * JSON to be spliced as is by `stringify`: either text already written, or a message written
+ * straight into the response's output when the response is serialised (no intermediate string).
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(private readonly writeTo: (out: string[]) => void) {}
+  static text(text: string): RawJson {
+    return new RawJson((out) => out.push(text));
+  }
+  write(out: string[]): void {
+    this.writeTo(out);
+  }
+  get text(): string {
+    const out: string[] = [];
+    this.writeTo(out);
+    return out.join("");
+  }
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
 }
 
-type FieldWriter = (msg: Record<string, unknown>) => string;
+type FieldWriter = (msg: Record<string, unknown>, out: string[]) => void;
 
 const plans = { snake: new WeakMap<DescMessage, FieldWriter[]>(), kebab: new WeakMap<DescMessage, FieldWriter[]>() };
 const texts = { snake: new WeakMap<object, string>(), kebab: new WeakMap<object, string>() };
@@ -33,25 +46,43 @@ const enumWords = { snake: new WeakMap<DescEnum, Map<number, string>>(), kebab: 
 
 /** The public JSON of a message (null when absent), ready to place in an envelope. */
 export function toPublicJson(desc: DescMessage, msg: Message | undefined, style: EnumStyle): RawJson {
-  return new RawJson(messageText(desc, msg, style));
+  return new RawJson((out) => writeMessage(desc, msg, style, out));
 }
 
-function messageText(desc: DescMessage, msg: Message | undefined, style: EnumStyle): string {
-  if (msg === undefined) return "null";
-  const cache = texts[style];
-  let text = cache.get(msg);
-  if (text === undefined) {
-    if (desc.typeName === ValueSchema.typeName) text = JSON.stringify(valueToJson(msg as unknown as Value)) ?? "null";
-    else {
-      const plan = planOf(desc, style);
-      const m = msg as unknown as Record<string, unknown>;
-      text = "{";
-      for (let i = 0; i < plan.length; i++) text += (i === 0 ? "" : ",") + plan[i](m);
-      text += "}";
-    }
-    cache.set(msg, text);
+// Pieces are pushed to one output array and joined once per response: building nested strings
+// level by level copied the whole text once per level and fed the garbage collector.
+function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumStyle, out: string[]): void {
+  if (msg === undefined) {
+    out.push("null");
+    return;
   }
-  return text;
+  // Only frozen messages (the services' prepared datasets) are cached: caching per-request
+  // messages would cost more in weak-map upkeep and GC than writing them again.
+  const frozen = Object.isFrozen(msg);
+  if (frozen) {
+    const cached = texts[style].get(msg);
+    if (cached !== undefined) {
+      out.push(cached);
+      return;
+    }
+  }
+  const start = out.length;
+  if (desc.typeName === ValueSchema.typeName) out.push(JSON.stringify(valueToJson(msg as unknown as Value)) ?? "null");
+  else {
+    const plan = planOf(desc, style);
+    const m = msg as unknown as Record<string, unknown>;
+    out.push("{");
+    for (let i = 0; i < plan.length; i++) {
+      if (i > 0) out.push(",");
+      plan[i](m, out);
+    }
+    out.push("}");
+  }
+  if (frozen) {
+    const text = out.splice(start).join("");
+    texts[style].set(msg, text);
+    out.push(text);
+  }
 }
 
 /** The contract word for one enum value, e.g. Coverage.NOT_REQUIRED -> "not_required". */
@@ -80,48 +111,74 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
   switch (field.fieldKind) {
     case "scalar": {
       const text = scalarText(field.scalar);
-      return (m) => key + (m[name] === undefined ? "null" : text(m[name]));
+      return (m, out) => {
+        out.push(key, m[name] === undefined ? "null" : text(m[name]));
+      };
     }
     case "enum": {
       const text = enumText(field.enum, style);
-      return (m) => key + (m[name] === undefined ? "null" : text(m[name] as number));
+      return (m, out) => {
+        out.push(key, m[name] === undefined ? "null" : text(m[name] as number));
+      };
     }
     case "message": {
       const d = field.message;
-      return (m) => key + messageText(d, m[name] as Message | undefined, style);
+      return (m, out) => {
+        out.push(key);
+        writeMessage(d, m[name] as Message | undefined, style, out);
+      };
     }
     case "list": {
-      const item: (x: unknown) => string =
-        field.listKind === "message"
-          ? ((d) => (x) => messageText(d, x as Message, style))(field.message)
-          : field.listKind === "enum"
-            ? (enumText(field.enum, style) as (x: unknown) => string)
-            : scalarText(field.scalar);
-      return (m) => `${key}[${(m[name] as unknown[]).map(item).join(",")}]`;
+      const item = itemWriter(field.listKind === "message" ? field.message : undefined, field.listKind === "enum" ? field.enum : undefined, field.listKind === "scalar" ? field.scalar : undefined, style);
+      return (m, out) => {
+        const list = m[name] as unknown[];
+        out.push(key, "[");
+        for (let i = 0; i < list.length; i++) {
+          if (i > 0) out.push(",");
+          item(list[i], out);
+        }
+        out.push("]");
+      };
     }
     case "map": {
-      const value: (x: unknown) => string =
-        field.mapKind === "message"
-          ? ((d) => (x) => messageText(d, x as Message, style))(field.message)
-          : field.mapKind === "enum"
-            ? (enumText(field.enum, style) as (x: unknown) => string)
-            : scalarText(field.scalar);
-      return (m) => {
+      const value = itemWriter(field.mapKind === "message" ? field.message : undefined, field.mapKind === "enum" ? field.enum : undefined, field.mapKind === "scalar" ? field.scalar : undefined, style);
+      return (m, out) => {
         const src = m[name] as Record<string, unknown>;
-        return `${key}{${Object.keys(src).map((k) => `${JSON.stringify(k)}:${value(src[k])}`).join(",")}}`;
+        out.push(key, "{");
+        Object.keys(src).forEach((k, i) => {
+          out.push(i > 0 ? "," : "", JSON.stringify(k), ":");
+          value(src[k], out);
+        });
+        out.push("}");
       };
     }
   }
+}
+
+function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undefined, scalar: ScalarType | undefined, style: EnumStyle): (x: unknown, out: string[]) => void {
+  if (message) return (x, out) => writeMessage(message, x as Message, style, out);
+  const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string) : scalarText(scalar!);
+  return (x, out) => {
+    out.push(text(x));
+  };
 }
 
 function enumText(desc: DescEnum, style: EnumStyle): (v: number) => string {
   return (v) => JSON.stringify(enumWord(desc, v, style));
 }
 
+// Characters JSON must escape (and lone surrogates, which JSON.stringify escapes): strings without
+// any, nearly all of them, are quoted directly instead of through JSON.stringify.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quote(v: string): string {
+  return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+}
+
 function scalarText(type: ScalarType): (v: unknown) => string {
   switch (type) {
     case ScalarType.STRING:
-      return (v) => JSON.stringify(v);
+      return (v) => quote(v as string);
     case ScalarType.BOOL:
       return (v) => (v ? "true" : "false");
     case ScalarType.BYTES:
@@ -150,19 +207,43 @@ function valueToJson(v: Value): unknown {
   }
 }
 
-/** JSON.stringify for response bodies, splicing RawJson text in place. */
+/** JSON.stringify for response bodies, splicing RawJson in place. */
 export function stringify(v: unknown): string {
-  if (v instanceof RawJson) return v.text;
-  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
-  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === "function" ? "null" : stringify(x))).join(",")}]`;
-  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return stringify((v as { toJSON(): unknown }).toJSON());
-  let out = "{";
+  const out: string[] = [];
+  writeValue(v, out);
+  return out.join("");
+}
+
+function writeValue(v: unknown, out: string[]): void {
+  if (v instanceof RawJson) return v.write(out);
+  if (typeof v === "string") {
+    out.push(quote(v));
+    return;
+  }
+  if (v === null || typeof v !== "object") {
+    out.push(JSON.stringify(v) ?? "null");
+    return;
+  }
+  if (Array.isArray(v)) {
+    out.push("[");
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out.push(",");
+      const x = v[i];
+      if (x === undefined || typeof x === "function") out.push("null");
+      else writeValue(x, out);
+    }
+    out.push("]");
+    return;
+  }
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return writeValue((v as { toJSON(): unknown }).toJSON(), out);
+  out.push("{");
   let first = true;
   for (const k of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === "function") continue;
-    out += `${first ? "" : ","}${JSON.stringify(k)}:${stringify(x)}`;
+    out.push(first ? "" : ",", quote(k), ":");
+    writeValue(x, out);
     first = false;
   }
-  return `${out}}`;
+  out.push("}");
 }

@@ -1,5 +1,6 @@
 // Loads data/nwp once at start, validates each file against its JSON Schema, then compiles the
 // lookup maps. A dataset that fails its schema stops the service instead of serving bad facts.
+import { deepFreeze } from "@permits/common/freeze";
 import fs from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
@@ -60,7 +61,8 @@ let cached: Dataset | undefined;
 
 /** Loads, validates and compiles once per process. */
 export function loadDataset(dir?: string): Dataset {
-  if (dir !== undefined) return compileDataset(loadRawDataset(dir));
-  cached ??= compileDataset(loadRawDataset());
+  // Frozen: shared by every request, and immutable so its messages' JSON can be cached.
+  if (dir !== undefined) return deepFreeze(compileDataset(loadRawDataset(dir)));
+  cached ??= deepFreeze(compileDataset(loadRawDataset()));
   return cached;
 }

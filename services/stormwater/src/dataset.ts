@@ -1,6 +1,7 @@
 // Loads data/stormwater/ once at start: reads every file, validates each data file against its
 // JSON Schema, and precomputes the engine's lookup maps and static messages. datasetVersion is
 // the dataset's asOf date plus a short hash of every file, so it moves whenever the data moves.
+import { deepFreeze } from "@permits/common/freeze";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -92,5 +93,6 @@ export function buildDataset(files: Map<string, string>): Dataset {
 
 /** Call once at start; the result is shared by every request. */
 export function loadDataset(dir = stormwaterDir()): Dataset {
-  return buildDataset(readStormwaterFiles(dir));
+  // Frozen: shared by every request, and immutable so its messages' JSON can be cached.
+  return deepFreeze(buildDataset(readStormwaterFiles(dir)));
 }
