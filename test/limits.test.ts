@@ -148,6 +148,19 @@ describe("document 2 tiers", () => {
   }, 60_000);
 });
 
+describe("key recovery", () => {
+  it("is limited per calling IP like the sandbox: 25 per hour, then rate_limit_exceeded", async () => {
+    const ip = freshIp();
+    const recover = () => gw.app.inject({ method: "POST", url: "/recover", payload: JSON.stringify({ subscriptionId: "sub_nobody_here" }), headers: { "content-type": "application/json" }, remoteAddress: ip });
+    const statuses = await callN(25, recover);
+    expect(statuses.every((s) => s === 404)).toBe(true);
+    const refused = await recover();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe("rate_limit_exceeded");
+    expect((await gw.app.inject({ method: "POST", url: "/recover", payload: JSON.stringify({ subscriptionId: "sub_nobody_here" }), headers: { "content-type": "application/json" }, remoteAddress: freshIp() })).statusCode).toBe(404);
+  });
+});
+
 describe("Idempotency-Key on POST /api/v1/determine", () => {
   let key: string;
   beforeAll(async () => {
