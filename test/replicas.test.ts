@@ -98,6 +98,7 @@ describe("Redis stopped mid-run", () => {
   let port = 0;
   let procs: Proc[] = [];
   let urls: string[] = [];
+  let liveKey = "";
   const startRedis = async () => {
     redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
     await waitFor(async () => {
@@ -113,7 +114,10 @@ describe("Redis stopped mid-run", () => {
     port = await freePort();
     await startRedis();
     const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-    ({ urls, procs } = await startGateways(2, { REDIS_URL: `redis://127.0.0.1:${port}`, STATE_DIR: stateDir, TIERS_FILE: tiersWith({ "stormwater.anonymous": [{ name: "minute", limit: 1000 }, { name: "day", limit: 100000 }] }) }));
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, STATE_DIR: stateDir, TIERS_FILE: tiersWith({ "stormwater.anonymous": [{ name: "minute", limit: 1000 }, { name: "day", limit: 100000 }] }) };
+    const out = execFileSync(process.execPath, [path.join(ROOT, "services/entitlement/dist/cli.js"), "create", "--kind", "live", "--plan", "pro"], { env: { ...process.env, ...env }, encoding: "utf8" });
+    liveKey = /svc_live_[A-Za-z0-9]+/.exec(out)![0];
+    ({ urls, procs } = await startGateways(2, env));
     rmSync(stateDir, { recursive: true, force: true });
   }, 60_000);
   afterAll(async () => {
@@ -141,6 +145,13 @@ describe("Redis stopped mid-run", () => {
       expect(r.status).toBe(200);
       expect(Date.now() - t0).toBeLessThan(1000);
     }
+    // Keys live in Redis too: a keyed call cannot be authenticated, and says so as a retryable 503.
+    const keyed = await fetch(`${urls[0]}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-api-key": liveKey } });
+    expect(keyed.status).toBe(503);
+    expect(keyed.headers.get("retry-after")).toBe("2");
+    const body = await keyed.json();
+    expect(body.error.code).toBe("internal");
+    expect(body.error.message).toMatch(/retry/i);
 
     await startRedis();
     await waitFor(async () => {
@@ -148,5 +159,11 @@ describe("Redis stopped mid-run", () => {
       const y = await remaining(urls[1]);
       return x.status === 200 && y.remaining === x.remaining - 1;
     }, 15_000, "shared counting to resume");
+    // The Redis restarted empty (no persistence in this test), so the key is gone: refused, not 503.
+    await waitFor(async () => {
+      const after = await fetch(`${urls[0]}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-api-key": liveKey } });
+      await after.arrayBuffer();
+      return after.status === 401;
+    }, 15_000, "the key store to answer again");
   }, 60_000);
 });

@@ -86,11 +86,10 @@ function authProblem(e: unknown, keySent: boolean): Problem {
       : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
   }
   if (e instanceof ConnectError && e.code === Code.Unavailable) {
+    // The entitlement service words these for callers: a retryable outage (payment provider or
+    // key store), never a verdict on the key or the subscription.
     const retry = e.metadata.get("retry-after") ?? "5";
-    return new Problem("entitlement_check_unavailable", `The subscription check could not reach the payment provider. This is temporary and says nothing about the subscription: retry in ${retry} seconds.`, {
-      status: 503,
-      headers: { "retry-after": retry },
-    });
+    return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
   }
   return toProblem(e);
 }

@@ -44,6 +44,16 @@ export function unavailableError(): ConnectError {
   );
 }
 
+export const KEY_STORE_RETRY_AFTER_SECONDS = 2;
+
+export function keyStoreUnavailableError(): ConnectError {
+  return new ConnectError(
+    `The key store could not be reached. This is temporary and says nothing about the key; retry in ${KEY_STORE_RETRY_AFTER_SECONDS} seconds.`,
+    Code.Unavailable,
+    { "retry-after": String(KEY_STORE_RETRY_AFTER_SECONDS) },
+  );
+}
+
 export class Authenticator {
   /** Single flight: concurrent checks of one subscription share one provider call. */
   private readonly inflight = new Map<string, Promise<SubscriptionLookup>>();
@@ -80,7 +90,14 @@ export class Authenticator {
     if (shape.shape === "legacy") throw this.refuse(surface, "wrong_surface");
     if (shape.shape !== "live" && shape.shape !== "test") throw this.refuse(surface, "malformed");
     const hash = sha256Hex(apiKey);
-    const stored = await this.deps.store.findKeyByHash(hash);
+    let stored;
+    try {
+      stored = await this.deps.store.findKeyByHash(hash);
+    } catch (err) {
+      // The key store (Redis) is down: a retryable outage, never a verdict on the key.
+      this.deps.logger?.warn({ err: { name: (err as Error).name } }, "key store unavailable");
+      throw keyStoreUnavailableError();
+    }
     // The lookup is by digest; the final check is a constant-time comparison of the digests.
     if (!stored || !safeEqualHex(stored.hash, hash)) throw this.refuse(surface, "unknown");
     if (stored.revokedAt !== null) throw this.refuse(surface, "revoked", stored.id);
