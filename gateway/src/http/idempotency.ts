@@ -36,7 +36,8 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
   }
   const fingerprint = createHash("sha256").update(`${req.method} ${req.routeOptions.url}\n${canonical(req.body)}`).digest("hex");
   const { ratelimit } = deps.clients;
-  const deadline = deps.clock.now() + WAIT_FOR_FIRST_MS;
+  // A real wait, so measured on the monotonic clock rather than the (settable) domain clock.
+  const waitUntil = performance.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
     const begun = await ratelimit.beginIdempotent({ scope, key, fingerprint });
     switch (begun.state) {
@@ -50,7 +51,7 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
         throw new Problem("invalid_request", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", { details: { header: "Idempotency-Key" } });
       case IdempotencyState.IN_FLIGHT:
         // The first request with this key is still computing: wait for its answer to replay it.
-        if (deps.clock.now() > deadline || Date.now() > deadline) {
+        if (performance.now() > waitUntil) {
           throw new Problem("idempotency_conflict", "A request with this Idempotency-Key is still in progress; retry shortly.", { headers: { "retry-after": "1" }, details: { header: "Idempotency-Key" } });
         }
         await new Promise((r) => setTimeout(r, POLL_MS));
