@@ -6,5 +6,5 @@ import path from "node:path";
  * (services/<name>/{src,dist}/file), so one relative path serves both; DATA_DIR overrides it.
  */
 export function dataDir(): string {
-  return process.env.DATA_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../data");
+  return process.env.DATA_DIR || path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../data");
 }
