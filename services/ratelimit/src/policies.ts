@@ -36,7 +36,7 @@ export function tiersSchemaPath(): string {
 }
 
 export function defaultTiersPath(): string {
-  return process.env.TIERS_FILE ?? path.join(dataDir(), "tiers.json");
+  return process.env.TIERS_FILE || path.join(dataDir(), "tiers.json");
 }
 
 /** Errors of a tiers document against the schema and the rules JSON Schema cannot say; empty when valid. */
