@@ -8,7 +8,7 @@ import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 import { Problem, toProblem, type Surface } from "./http/problems.js";
 import { requestIdFor } from "./http/request-id.js";
-import { stringify } from "./http/public-json.js";
+import { serializeBody } from "./http/public-json.js";
 import { registerRoutes, type RouteSpec } from "./http/route-table.js";
 import { accessControl } from "./http/access.js";
 import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   // Response bodies splice the pre-written JSON of messages (see public-json.ts).
-  app.setReplySerializer((payload) => stringify(payload));
+  app.setReplySerializer((payload) => serializeBody(payload) as unknown as string); // Fastify sends Buffers as they are
 
   await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
 

@@ -7,7 +7,7 @@ import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../app.js";
 import { meter } from "./access.js";
 import { Problem } from "./problems.js";
-import { stringify } from "./public-json.js";
+import { serializeBody } from "./public-json.js";
 
 export const MAX_IDEMPOTENCY_KEY = 255;
 const WAIT_FOR_FIRST_MS = 5000;
@@ -66,16 +66,16 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
 
 async function computeAndStore(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, id: { scope: string; key: string; fingerprint: string }, compute: () => Promise<unknown>) {
   const { ratelimit } = deps.clients;
-  let body: string;
+  let body: Buffer;
   try {
     await meter(deps, req, reply);
-    body = stringify(await compute());
+    body = serializeBody(await compute());
   } catch (e) {
     // Refused, invalid or failed requests are not stored: the caller may retry with the same key.
     await ratelimit.releaseIdempotent({ scope: id.scope, key: id.key }).catch(() => undefined);
     throw e;
   }
   const contentType = "application/json; charset=utf-8";
-  await ratelimit.completeIdempotent({ ...id, response: { status: 200, body: Buffer.from(body), headers: { "content-type": contentType } } });
+  await ratelimit.completeIdempotent({ ...id, response: { status: 200, body, headers: { "content-type": contentType } } });
   return reply.code(200).type(contentType).send(body);
 }

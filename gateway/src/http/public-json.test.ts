@@ -49,6 +49,19 @@ describe("public JSON of messages", () => {
   });
 });
 
+describe("frozen messages", () => {
+  it("are written from the cached bytes the same way every time, inside fresh messages", () => {
+    const site = Object.freeze(create(SiteInputSchema, { state: "PR", activity: "construction", sectorCode: "señal “quoted” – dash" }));
+    const a = create(DeterminationSchema, { input: site, coverageReason: "first" });
+    const b = create(DeterminationSchema, { input: site, coverageReason: "second" });
+    const ja = JSON.parse(toPublicJson(DeterminationSchema, a, "snake").text);
+    const jb = JSON.parse(toPublicJson(DeterminationSchema, b, "snake").text);
+    expect(ja.input).toEqual(jb.input);
+    expect(ja.input.sectorCode).toBe("señal “quoted” – dash");
+    expect([ja.coverageReason, jb.coverageReason]).toEqual(["first", "second"]);
+  });
+});
+
 describe("stringify", () => {
   it("equals JSON.stringify on plain JSON data", () => {
     fc.assert(

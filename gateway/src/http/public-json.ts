@@ -21,27 +21,30 @@ export type EnumStyle = "snake" | "kebab";
  * straight into the response's output when the response is serialised (no intermediate string).
  */
 export class RawJson {
-  constructor(private readonly writeTo: (out: string[]) => void) {}
+  constructor(private readonly writeTo: (out: Out) => void) {}
   static text(text: string): RawJson {
     return new RawJson((out) => out.push(text));
   }
-  write(out: string[]): void {
+  write(out: Out): void {
     this.writeTo(out);
   }
   get text(): string {
-    const out: string[] = [];
+    const out: Out = [];
     this.writeTo(out);
-    return out.join("");
+    return toBytes(out).toString("utf8");
   }
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
 }
 
-type FieldWriter = (msg: Record<string, unknown>, out: string[]) => void;
+/** Output pieces: text written now, or the UTF-8 bytes of a frozen message written earlier. */
+type Out = (string | Buffer)[];
+
+type FieldWriter = (msg: Record<string, unknown>, out: Out) => void;
 
 const plans = { snake: new WeakMap<DescMessage, FieldWriter[]>(), kebab: new WeakMap<DescMessage, FieldWriter[]>() };
-const texts = { snake: new WeakMap<object, string>(), kebab: new WeakMap<object, string>() };
+const texts = { snake: new WeakMap<object, Buffer>(), kebab: new WeakMap<object, Buffer>() };
 const enumWords = { snake: new WeakMap<DescEnum, Map<number, string>>(), kebab: new WeakMap<DescEnum, Map<number, string>>() };
 
 /** The public JSON of a message (null when absent), ready to place in an envelope. */
@@ -49,9 +52,11 @@ export function toPublicJson(desc: DescMessage, msg: Message | undefined, style:
   return new RawJson((out) => writeMessage(desc, msg, style, out));
 }
 
-// Pieces are pushed to one output array and joined once per response: building nested strings
-// level by level copied the whole text once per level and fed the garbage collector.
-function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumStyle, out: string[]): void {
+// Pieces are pushed to one output array and turned into bytes once per response: building nested
+// strings level by level copied the whole text once per level and fed the garbage collector.
+// Frozen messages are kept as UTF-8 bytes, so the bulk of an answer (permit text) is neither
+// re-encoded nor re-measured per response.
+function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumStyle, out: Out): void {
   if (msg === undefined) {
     out.push("null");
     return;
@@ -79,9 +84,9 @@ function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumSt
     out.push("}");
   }
   if (frozen) {
-    const text = out.splice(start).join("");
-    texts[style].set(msg, text);
-    out.push(text);
+    const bytes = toBytes(out.splice(start));
+    texts[style].set(msg, bytes);
+    out.push(bytes);
   }
 }
 
@@ -155,7 +160,7 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
   }
 }
 
-function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undefined, scalar: ScalarType | undefined, style: EnumStyle): (x: unknown, out: string[]) => void {
+function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undefined, scalar: ScalarType | undefined, style: EnumStyle): (x: unknown, out: Out) => void {
   if (message) return (x, out) => writeMessage(message, x as Message, style, out);
   const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string) : scalarText(scalar!);
   return (x, out) => {
@@ -207,14 +212,35 @@ function valueToJson(v: Value): unknown {
   }
 }
 
-/** JSON.stringify for response bodies, splicing RawJson in place. */
-export function stringify(v: unknown): string {
-  const out: string[] = [];
-  writeValue(v, out);
-  return out.join("");
+/** The UTF-8 bytes of the pieces: runs of text encoded once each, then one copy. */
+function toBytes(out: Out): Buffer {
+  const parts: Buffer[] = [];
+  let run = "";
+  for (const piece of out) {
+    if (typeof piece === "string") run += piece;
+    else {
+      if (run) parts.push(Buffer.from(run, "utf8"));
+      run = "";
+      parts.push(piece);
+    }
+  }
+  if (run) parts.push(Buffer.from(run, "utf8"));
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
-function writeValue(v: unknown, out: string[]): void {
+/** A response body: JSON.stringify's output as UTF-8 bytes, splicing RawJson in place. */
+export function serializeBody(v: unknown): Buffer {
+  const out: Out = [];
+  writeValue(v, out);
+  return toBytes(out);
+}
+
+/** JSON.stringify for response bodies, splicing RawJson in place. */
+export function stringify(v: unknown): string {
+  return serializeBody(v).toString("utf8");
+}
+
+function writeValue(v: unknown, out: Out): void {
   if (v instanceof RawJson) return v.write(out);
   if (typeof v === "string") {
     out.push(quote(v));
