@@ -108,7 +108,10 @@ describe("document 1 tiers", () => {
     const ip = freshIp();
     await callN(5, () => determine({}, ip));
     const usage = () => gw.app.inject({ method: "GET", url: "/api/v1/usage", remoteAddress: ip });
-    const u1 = (await usage()).json().data;
+    const first = await usage();
+    // The window closest to refusing is the spent minute, as a decision would report it.
+    expect([first.headers["x-ratelimit-limit"], first.headers["x-ratelimit-remaining"]]).toEqual(["4", "0"]);
+    const u1 = first.json().data;
     const u2 = (await usage()).json().data;
     expect(u1.tier).toBe("anonymous");
     const day = u1.windows.find((w: { name: string }) => w.name === "day");

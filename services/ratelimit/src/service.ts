@@ -73,7 +73,11 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
       const now = clock.now();
       const plans = planWindows(policy, now);
       const outcome = await guard("getUsage", () => store.peek(subjectOf(policy, req.bucket), plans, now));
-      return { policy: policy.id, windows: plans.map((p, i) => toStatus(p, outcome.windows[i])) };
+      return {
+        policy: policy.id,
+        windows: plans.map((p, i) => toStatus(p, outcome.windows[i])),
+        bindingWindow: bindingWindow(outcome.windows, plans, true),
+      };
     },
 
     async beginIdempotent(req) {

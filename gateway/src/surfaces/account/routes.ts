@@ -59,8 +59,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
         parseFields({}, req.query, "query");
         const principal = req.principal!;
         const usage = await ratelimit.getUsage({ policy: policyOf(req), bucket: principal.bucket });
-        const binding = closestToRefusing(usage.windows);
-        writeLimitHeaders(reply, usage.windows, binding, principal.billable, deps.clock.now());
+        writeLimitHeaders(reply, usage.windows, usage.bindingWindow, principal.billable, deps.clock.now());
         const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
         const quota = usage.windows.find((w) => w.quota);
         return stormwaterEnvelope(req, {
@@ -105,10 +104,3 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
   ];
 }
 
-function closestToRefusing(windows: { remaining: number; limit: number }[]): number {
-  let best = 0;
-  windows.forEach((w, i) => {
-    if (w.remaining / Math.max(1, w.limit) < windows[best].remaining / Math.max(1, windows[best].limit)) best = i;
-  });
-  return best;
-}
