@@ -3,6 +3,7 @@
 import { systemClock } from "@permits/common/clock";
 import { startOrExit } from "@permits/common/config";
 import { createLogger } from "@permits/common/logger";
+import { closeOnSignals } from "@permits/common/serve";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
 import { wireServices } from "./wiring.js";
@@ -13,15 +14,6 @@ void startOrExit(async () => {
   const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready });
   await app.listen({ host: config.HOST, port: config.PORT });
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    await app.close(); // in-flight requests finish first
-    await wiring.close();
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void stop("SIGTERM"));
-  process.once("SIGINT", () => void stop("SIGINT"));
+  // In-flight requests finish first, then the services and their stores close.
+  closeOnSignals({ close: async () => { await app.close(); await wiring.close(); } }, logger);
 });

@@ -4,6 +4,7 @@
 //   document 2 (nwp):        { error: { code, message, fields?, knownValues?, docs?, requestId } }
 import { Code, ConnectError } from "@connectrpc/connect";
 import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/common/errors";
+import type { BadRequest } from "@permits/proto/common/v1/common";
 
 export type Surface = "stormwater" | "nwp";
 
@@ -128,7 +129,11 @@ export function toProblem(err: unknown): Problem {
 
 function fromBadRequest(err: ConnectError): Problem {
   const br = badRequestOf(err);
-  if (!br) return new Problem("invalid_request", err.rawMessage);
+  return br ? problemOfBadRequest(err.rawMessage, br) : new Problem("invalid_request", err.rawMessage);
+}
+
+/** A BadRequest detail in the contract's terms (also used for refused items of a batch). */
+export function problemOfBadRequest(message: string, br: BadRequest): Problem {
   const details: Record<string, unknown> = {};
   const knownValues: Record<string, string[]> = {};
   if (br.unknownKeys.length) {
@@ -146,5 +151,5 @@ function fromBadRequest(err: ConnectError): Problem {
   const fields = br.violations.map((v) => ({ field: v.field, message: v.description }));
   if (br.unknownKeys.length) for (const k of br.unknownKeys) fields.push({ field: k, message: `${k} is not a known field` });
   const unknownOnly = br.violations.length > 0 && br.violations.every((v) => v.reason === ViolationReason.UNKNOWN_VALUE);
-  return new Problem(unknownOnly ? "unknown_value" : "invalid_request", err.rawMessage, { details, fields, knownValues });
+  return new Problem(unknownOnly ? "unknown_value" : "invalid_request", message, { details, fields, knownValues });
 }

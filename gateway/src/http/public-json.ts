@@ -10,14 +10,14 @@
 // Messages are written straight to JSON text. The engines build their static parts (permit
 // requirements, citations, jurisdictions) once at start and freeze them; the text of a frozen
 // message is remembered by identity, so most of a determination is serialised once per process,
-// not per request. The text is spliced into envelopes by `stringify`.
+// not per request. The text is spliced into envelopes by `serializeBody`.
 import { ScalarType, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 
 export type EnumStyle = "snake" | "kebab";
 
 /**
- * JSON to be spliced as is by `stringify`: either text already written, or a message written
+ * JSON to be spliced as is by `serializeBody`: either text already written, or a message written
  * straight into the response's output when the response is serialised (no intermediate string).
  */
 export class RawJson {
@@ -233,11 +233,6 @@ export function serializeBody(v: unknown): Buffer {
   const out: Out = [];
   writeValue(v, out);
   return toBytes(out);
-}
-
-/** JSON.stringify for response bodies, splicing RawJson in place. */
-export function stringify(v: unknown): string {
-  return serializeBody(v).toString("utf8");
 }
 
 function writeValue(v: unknown, out: Out): void {

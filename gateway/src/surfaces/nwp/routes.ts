@@ -14,7 +14,7 @@ import {
 import type { AppDeps } from "../../app.js";
 import { parseFields } from "../../http/fields.js";
 import { fieldTableSchema } from "../../http/json-schema.js";
-import { Problem, toProblem } from "../../http/problems.js";
+import { Problem, problemOfBadRequest, toProblem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { nwpEnvelope } from "./envelope.js";
@@ -96,7 +96,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         for (const it of res.items) {
           items[it.index] = it.ok
             ? { index: it.index, ok: true, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, it.determination, "kebab") }
-            : failedItem(it.index, invalidArgument("invalid project", it.error?.violations.map((v) => ({ ...v, knownValues: v.knownValues })) ?? []));
+            : failedItem(it.index, it.error ? problemOfBadRequest("invalid project", it.error) : new Problem("invalid_request", "invalid project"));
         }
         const succeeded = items.filter((i) => (i as { ok: boolean }).ok).length;
         return nwpEnvelope(req, deps.clock, items, res.ruleset, { count: items.length, succeeded, failed: items.length - succeeded });
