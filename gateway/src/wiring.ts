@@ -115,10 +115,16 @@ function redisProbe(url: string) {
   return {
     ping: async () => {
       await connecting;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), 500);
+      });
       try {
-        return (await Promise.race([client.ping(), new Promise((_, r) => setTimeout(() => r(new Error("timeout")), 500))])) === "PONG";
+        return (await Promise.race([client.ping(), timeout])) === "PONG";
       } catch {
         return false;
+      } finally {
+        clearTimeout(timer);
       }
     },
     close: async () => {
