@@ -64,6 +64,19 @@ describe("frozen messages", () => {
   });
 });
 
+describe("frozen lists", () => {
+  it("are written from cached bytes, identical to the same list unfrozen, empty ones included", () => {
+    const notices = Object.freeze(["first “notice”", 'second "quoted"']);
+    const shared = create(DeterminationSchema, { notices: notices as string[], coverageReason: "a" });
+    const again = create(DeterminationSchema, { notices: notices as string[], coverageReason: "b" });
+    const plain = create(DeterminationSchema, { notices: [...notices], coverageReason: "a" });
+    const empty = create(DeterminationSchema, { notices: Object.freeze([]) as unknown as string[] });
+    expect(toPublicJson(DeterminationSchema, shared, "snake").text).toBe(toPublicJson(DeterminationSchema, plain, "snake").text);
+    expect(JSON.parse(toPublicJson(DeterminationSchema, again, "snake").text)).toMatchObject({ notices: ["first “notice”", 'second "quoted"'], coverageReason: "b" });
+    expect(JSON.parse(toPublicJson(DeterminationSchema, empty, "snake").text).notices).toEqual([]);
+  });
+});
+
 describe("serializeBody", () => {
   it("equals JSON.stringify on plain JSON data", () => {
     fc.assert(

@@ -45,6 +45,7 @@ type FieldWriter = (msg: Record<string, unknown>, out: Out) => void;
 
 const plans = { snake: new WeakMap<DescMessage, FieldWriter[]>(), kebab: new WeakMap<DescMessage, FieldWriter[]>() };
 const texts = { snake: new WeakMap<object, Buffer>(), kebab: new WeakMap<object, Buffer>() };
+const listTexts = { snake: new WeakMap<object, Buffer>(), kebab: new WeakMap<object, Buffer>() };
 const enumWords = { snake: new WeakMap<DescEnum, Map<number, string>>(), kebab: new WeakMap<DescEnum, Map<number, string>>() };
 
 /** The public JSON of a message (null when absent), ready to place in an envelope. */
@@ -135,14 +136,31 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
     }
     case "list": {
       const item = itemWriter(field.listKind === "message" ? field.message : undefined, field.listKind === "enum" ? field.enum : undefined, field.listKind === "scalar" ? field.scalar : undefined, style);
+      const texts = listTexts[style];
       return (m, out) => {
         const list = m[name] as unknown[];
-        out.push(key, "[");
+        out.push(key);
+        // A frozen list (shared notices, say) is written once, like a frozen message.
+        const frozen = list.length > 0 && Object.isFrozen(list);
+        if (frozen) {
+          const cached = texts.get(list);
+          if (cached !== undefined) {
+            out.push(cached);
+            return;
+          }
+        }
+        const start = out.length;
+        out.push("[");
         for (let i = 0; i < list.length; i++) {
           if (i > 0) out.push(",");
           item(list[i], out);
         }
         out.push("]");
+        if (frozen) {
+          const bytes = toBytes(out.splice(start));
+          texts.set(list, bytes);
+          out.push(bytes);
+        }
       };
     }
     case "map": {

@@ -1,5 +1,6 @@
 // The coverage verdict: 1 acre or more, or under 1 acre in a larger common plan. Industrial
 // activity is never answered here (verify): the federal MSGP expired on 28 February 2026.
+import { deepFreeze } from "@permits/common/freeze";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { acres, step } from "./messages.js";
 import type { Route, Dataset } from "./types.js";
@@ -16,6 +17,10 @@ export interface CoverageResult {
 export const MSGP_EXPIRY_TEXT =
   "EPA's 2021 Multi-Sector General Permit (MSGP) expired on 28 February 2026, and new operators cannot currently obtain coverage under it";
 
+// Built once and frozen: shared by every answer, so serialised once (see derivedOnce).
+const LARGER_PLAN_TRUE = deepFreeze(step("assumption: larger common plan", "partOfLargerPlan is true: the larger common plan is taken to disturb 1 acre or more in total, which makes this site covered. If the whole plan disturbs less than 1 acre, coverage is not required."));
+const LARGER_PLAN_UNSTATED = deepFreeze(step("assumption: larger common plan", "partOfLargerPlan was not stated and is read as false (its default). If the site is part of a larger common plan that will ultimately disturb 1 acre or more, coverage is required."));
+
 export function assessCoverage(ds: Dataset, site: Site, route: Route): CoverageResult {
   if (site.activity === "industrial") return industrial(ds, site, route);
   const cgp = route.governing === "cgp";
@@ -30,12 +35,12 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route): CoverageR
   } else if (site.partOfLargerPlan) {
     coverage = Coverage.REQUIRED;
     reason = `${a} disturbed is below the 1-acre threshold (${site.acres} < 1), but the site is part of a larger common plan of development or sale, so coverage is required where that plan will ultimately disturb 1 acre or more.`;
-    steps.push(step("assumption: larger common plan", "partOfLargerPlan is true: the larger common plan is taken to disturb 1 acre or more in total, which makes this site covered. If the whole plan disturbs less than 1 acre, coverage is not required."));
+    steps.push(LARGER_PLAN_TRUE);
   } else {
     coverage = Coverage.NOT_REQUIRED;
     reason = `${a} disturbed is below the 1-acre threshold (${site.acres} < 1) and the site is not part of a larger common plan of development or sale, so permit coverage is not required.`;
     if (!site.partOfLargerPlanStated) {
-      steps.push(step("assumption: larger common plan", "partOfLargerPlan was not stated and is read as false (its default). If the site is part of a larger common plan that will ultimately disturb 1 acre or more, coverage is required."));
+      steps.push(LARGER_PLAN_UNSTATED);
     }
   }
   const scope = cgp ? "" : " This is the federal floor (40 CFR 122.26); the state permit was not read and may reach further.";

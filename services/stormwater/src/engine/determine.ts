@@ -1,12 +1,15 @@
 // determineStormwater: the pure engine. Validates the site, picks the route (tribal, federal
 // facility, EPA area or state programme), then assembles prepared parts. No clock, no I/O.
 import { create } from "@bufbuild/protobuf";
+import { derivedOnce } from "@permits/common/freeze";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DeterminationSchema,
   RequirementsResultSchema,
   type Determination,
+  type DerivationStep,
   type EligibilityScreen,
+  type PermitRef,
   type Requirement,
   type RequirementsResult,
   type SiteInput,
@@ -25,8 +28,8 @@ import {
   UNVERIFIED_REQUIREMENTS_NOTICE,
 } from "./notices.js";
 import { assembleCgp } from "./requirements.js";
-import type { Dataset } from "./types.js";
-import { echoInput, normalizeSite } from "./validate.js";
+import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
+import { echoInput, normalizeSite, type Site } from "./validate.js";
 
 export function determineStormwater(ds: Dataset, input: SiteInput | undefined): Determination {
   const site = normalizeSite(ds, input);
@@ -40,35 +43,14 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined): 
 
   let requirements: Requirement[] = [];
   let screens: EligibilityScreen[] = [];
-  const notices = [...FIXED_NOTICES];
-  const agency = route.agencyName;
-
-  if (site.activity === "industrial") {
-    derivation.push(step("governing permit", route.governing === "cgp"
-      ? "EPA's 2021 MSGP (expired 28 February 2026); its requirements are not held."
-      : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`));
-    notices.push(industrialNotice(agency));
-  } else if (route.governing === "cgp") {
-    if (cov.required) {
-      const a = assembleCgp(ds, site);
-      requirements = a.requirements;
-      screens = a.screens;
-      derivation.push(step("governing permit", `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. It has been read, so its requirements attach.`), ...a.steps);
-      if (ds.cgp.anyUnverifiedRequirement) notices.push(UNVERIFIED_REQUIREMENTS_NOTICE);
-    } else {
-      derivation.push(step("governing permit", `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. Coverage is not required, so its requirements do not attach.`));
-      notices.push(notRequiredNotice(agency));
-    }
-  } else if (route.governing === "state") {
-    derivation.push(step("governing permit", permit
-      ? `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`
-      : `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`));
-    notices.push(cov.required ? stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency) : notRequiredNotice(agency));
-  } else {
-    derivation.push(step("governing permit", `The current construction permit for ${route.name} is not verified at an official source; no requirements are listed.`));
-    notices.push(cov.required ? notIdentifiedNotice(route.name, agency) : notRequiredNotice(agency));
+  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, permit);
+  derivation.push(outcome.step);
+  if (outcome.cgpApplies) {
+    const a = assembleCgp(ds, site);
+    requirements = a.requirements;
+    screens = a.screens;
+    derivation.push(...a.steps);
   }
-  if (route.confidence !== Confidence.VERIFIED) notices.push(unverifiedNotice(route.name, route.note));
 
   const applies = appliesForSite(route.credential, cov.required, site.acres, site.partOfLargerPlan);
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
@@ -88,10 +70,58 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined): 
     eligibilityScreens: screens,
     requirements,
     derivation,
-    notices,
+    notices: outcome.notices,
     confidence,
     datasetVersion: ds.version,
     input: echoInput(site),
+  });
+}
+
+interface GoverningOutcome {
+  /** The "governing permit" derivation step. */
+  step: DerivationStep;
+  /** True where the read CGP governs and coverage is required: its requirements attach. */
+  cgpApplies: boolean;
+  notices: string[]; // frozen, like every derivedOnce part
+}
+
+/**
+ * Which permit governs and what the caller is told about it. It turns only on the route, the
+ * activity, whether coverage is required and which of the route's permits applies, so each
+ * combination is built once and shared (see derivedOnce).
+ */
+function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, permit: PermitRef | undefined): GoverningOutcome {
+  const permitIndex = route.statePermits.findIndex((p) => p.ref === permit);
+  return derivedOnce(route, `${activity}|${required}|${permitIndex}`, () => {
+    const notices = [...FIXED_NOTICES];
+    const agency = route.agencyName;
+    let text: string;
+    let cgpApplies = false;
+    if (activity === "industrial") {
+      text = route.governing === "cgp"
+        ? "EPA's 2021 MSGP (expired 28 February 2026); its requirements are not held."
+        : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`;
+      notices.push(industrialNotice(agency));
+    } else if (route.governing === "cgp") {
+      if (required) {
+        cgpApplies = true;
+        text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. It has been read, so its requirements attach.`;
+        if (ds.cgp.anyUnverifiedRequirement) notices.push(UNVERIFIED_REQUIREMENTS_NOTICE);
+      } else {
+        text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. Coverage is not required, so its requirements do not attach.`;
+        notices.push(notRequiredNotice(agency));
+      }
+    } else if (route.governing === "state") {
+      text = permit
+        ? `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`
+        : `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`;
+      notices.push(required ? stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency) : notRequiredNotice(agency));
+    } else {
+      text = `The current construction permit for ${route.name} is not verified at an official source; no requirements are listed.`;
+      notices.push(required ? notIdentifiedNotice(route.name, agency) : notRequiredNotice(agency));
+    }
+    if (route.confidence !== Confidence.VERIFIED) notices.push(unverifiedNotice(route.name, route.note));
+    return { step: step("governing permit", text), cgpApplies, notices };
   });
 }
 

@@ -195,3 +195,22 @@ test("every requirement cites an official URL and only Part 2.1.4.b is verified"
   for (const r of all) expect(r.citation?.sourceUrl).toMatch(/^https:\/\/(www|nepis)\.epa\.gov\//);
   expect(all.filter((r) => r.citation?.confidence === Confidence.VERIFIED).map((r) => r.id)).toEqual(["corrective.minor"]);
 });
+
+test("parts that turn only on the dataset and the tri-state cases are shared and frozen; site numbers stay per answer", () => {
+  const site = (disturbedAcres: number) => create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres, dischargesToImpairedWater: true });
+  const a = determineStormwater(ds, site(3));
+  const b = determineStormwater(ds, site(4));
+  expect(b.notices).toBe(a.notices);
+  expect(Object.isFrozen(a.notices)).toBe(true);
+  const byId = (d: typeof a, id: string) => d.requirements.find((r) => r.id === id)!;
+  // A receiving-water requirement is one shared message per case of the two inputs...
+  expect(byId(b, "inspection.frequency.option1")).toBe(byId(a, "inspection.frequency.option1"));
+  // ...while stabilization's reason carries each site's own acreage.
+  expect(byId(a, "stabilization.complete").because).toContain("3 acres disturbed at one time");
+  expect(byId(b, "stabilization.complete").because).toContain("4 acres disturbed at one time");
+  expect(a.coverageReason).toContain("3 acres");
+  // Another case of the inputs gets its own, differently worded requirement.
+  const unstated = determineStormwater(ds, create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres: 3 }));
+  expect(byId(unstated, "inspection.frequency.option1")).not.toBe(byId(a, "inspection.frequency.option1"));
+  expect(byId(unstated, "inspection.frequency.option1").because).toContain("not stated");
+});

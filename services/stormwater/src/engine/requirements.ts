@@ -2,6 +2,7 @@
 // prepared at load; the few whose value turns on site facts are assembled here. A tri-state
 // input that was not stated is never read as false: the value is null and `because` says why.
 import { create } from "@bufbuild/protobuf";
+import { derivedOnce } from "@permits/common/freeze";
 import {
   RequirementSchema,
   type DerivationStep,
@@ -19,7 +20,11 @@ interface Water {
   case: WaterCase;
   trueInputs: string[];
   unstated: string[];
+  /** One number per combination of the two tri-state inputs (9 in all), for derivedOnce. */
+  key: number;
 }
+
+const TRI = (v: boolean | undefined) => (v === true ? 0 : v === false ? 1 : 2);
 
 export function receivingWater(site: Site): Water {
   const trueInputs: string[] = [];
@@ -29,7 +34,7 @@ export function receivingWater(site: Site): Water {
   if (site.tier2 === true) trueInputs.push("dischargesToTier2Water");
   if (site.tier2 === undefined) unstated.push("dischargesToTier2Water");
   const c: WaterCase = trueInputs.length > 0 ? "sensitive" : unstated.length > 0 ? "unknown" : "standard";
-  return { case: c, trueInputs, unstated };
+  return { case: c, trueInputs, unstated, key: TRI(site.impaired) * 3 + TRI(site.tier2) };
 }
 
 function waterBecause(w: Water): string {
@@ -40,15 +45,14 @@ function waterBecause(w: Water): string {
 
 function fromCase(q: RawRequirement, key: string, because: string): Requirement {
   const c = q.cases![key];
-  return create(RequirementSchema, {
-    id: q.id,
-    kind: kindOf(q.kind),
-    label: q.label,
-    detail: c.detail,
-    value: valueMsg(c.value),
-    citation: citationMsg(c.citation ?? q.citation),
-    because,
-  });
+  // The value and citation of a case are the dataset's; only `because` can carry site numbers.
+  const { value, citation } = derivedOnce(c, "parts", () => ({ value: valueMsg(c.value), citation: citationMsg(c.citation ?? q.citation) }));
+  return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail: c.detail, value, citation, because });
+}
+
+/** A requirement that turns on the receiving water alone: one per case of the two inputs. */
+function fromWater(q: RawRequirement, w: Water): Requirement {
+  return derivedOnce(q, w.key, () => fromCase(q, w.case, waterBecause(w)));
 }
 
 function stabilization(q: RawRequirement, site: Site, w: Water): Requirement {
@@ -77,7 +81,7 @@ export function assembleCgp(ds: Dataset, site: Site): CgpAssembly {
       continue;
     }
     const q = cgp.varying.get(id)!;
-    requirements.push(q.variesOn === "stabilization" ? stabilization(q, site, w) : fromCase(q, w.case, waterBecause(w)));
+    requirements.push(q.variesOn === "stabilization" ? stabilization(q, site, w) : fromWater(q, w));
   }
 
   const screens = [
@@ -93,24 +97,20 @@ export function assembleCgp(ds: Dataset, site: Site): CgpAssembly {
       ? step("assumption: disturbed at one time", `maxDisturbedAcresAtOneTime was not stated: the site is assumed unphased, with the whole ${acres(site.acres)} open at once. The stabilization deadline is computed on that.`)
       : step("disturbed at one time", `${acres(site.maxAtOnce)} disturbed at one time (stated), of ${acres(site.acres)} in total.`),
   );
-  for (const name of w.unstated) {
-    steps.push(
-      step(
-        "assumption: receiving water",
-        w.case === "unknown"
-          ? `${name} was not stated and is not assumed false: values that turn on it are left null, each case is given, and the receiving-water screen is unknown.`
-          : `${name} was not stated and is not assumed false; the other receiving-water input (true) already settles the values.`,
-      ),
-    );
-  }
+  steps.push(...derivedOnce(cgp, `water steps ${w.key}`, () => w.unstated.map((name) =>
+    step(
+      "assumption: receiving water",
+      w.case === "unknown"
+        ? `${name} was not stated and is not assumed false: values that turn on it are left null, each case is given, and the receiving-water screen is unknown.`
+        : `${name} was not stated and is not assumed false; the other receiving-water input (true) already settles the values.`,
+    ),
+  )));
   if (site.arid) {
-    steps.push(
-      step(
-        "reduced inspection frequency",
-        "aridClimate is true: the CGP allows reduced inspection frequency in arid, semi-arid or drought-stricken areas during the seasonally dry period if its conditions are met. The reduced schedule was not confirmed, so the standard values are shown.",
-        cgp.citations.reducedFrequency,
-      ),
-    );
+    steps.push(derivedOnce(cgp, "arid step", () => step(
+      "reduced inspection frequency",
+      "aridClimate is true: the CGP allows reduced inspection frequency in arid, semi-arid or drought-stricken areas during the seasonally dry period if its conditions are met. The reduced schedule was not confirmed, so the standard values are shown.",
+      cgp.citations.reducedFrequency,
+    )));
   }
   return { requirements, screens, steps };
 }
