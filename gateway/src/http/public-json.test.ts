@@ -93,6 +93,15 @@ describe("serializeBody", () => {
       { numRuns: 500 },
     );
   });
+  it("writes bodies far larger than its 64 KB scratch area, beside cached frozen pieces", () => {
+    const big = ["é".repeat(70_000), "x".repeat(200_000), { k: "“".repeat(30_000) }];
+    expect(stringify(big)).toBe(JSON.stringify(big));
+    const site = Object.freeze(create(SiteInputSchema, { state: "PR", activity: "construction", sectorCode: "ñ".repeat(40_000) }));
+    const d = create(DeterminationSchema, { input: site, coverageReason: "“".repeat(50_000) });
+    const body = JSON.parse(stringify({ a: toPublicJson(DeterminationSchema, d, "snake"), b: toPublicJson(DeterminationSchema, d, "snake") }));
+    expect(body.a.input.sectorCode).toHaveLength(40_000);
+    expect(body.b.coverageReason).toBe("“".repeat(50_000));
+  });
   it("splices RawJson text and skips undefined members", () => {
     expect(stringify({ a: RawJson.text('{"x":1}'), b: undefined, c: [RawJson.text("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
   });

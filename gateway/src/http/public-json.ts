@@ -230,20 +230,46 @@ function valueToJson(v: Value): unknown {
   }
 }
 
-/** The UTF-8 bytes of the pieces: runs of text encoded once each, then one copy. */
+// One scratch area for assembling bodies (serialisation is synchronous, so it is never shared
+// between two responses); it grows to the largest body seen.
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
+ * The UTF-8 bytes of the pieces: each run of text is encoded straight into the scratch area and
+ * each cached piece copied beside it, then the body is copied out once. Encoding runs into their
+ * own buffers and concatenating them cost an allocation per run.
+ */
 function toBytes(out: Out): Buffer {
-  const parts: Buffer[] = [];
+  let at = 0;
   let run = "";
-  for (const piece of out) {
-    if (typeof piece === "string") run += piece;
-    else {
-      if (run) parts.push(Buffer.from(run, "utf8"));
+  for (let i = 0; i <= out.length; i++) {
+    const piece = i < out.length ? out[i] : undefined;
+    if (typeof piece === "string") {
+      run += piece;
+      continue;
+    }
+    if (run !== "") {
+      // A UTF-16 code unit never takes more than 3 bytes in UTF-8.
+      reserve(at, run.length * 3);
+      at += scratch.write(run, at, "utf8");
       run = "";
-      parts.push(piece);
+    }
+    if (piece !== undefined) {
+      reserve(at, piece.length);
+      scratch.set(piece, at);
+      at += piece.length;
     }
   }
-  if (run) parts.push(Buffer.from(run, "utf8"));
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  const body = Buffer.allocUnsafe(at);
+  scratch.copy(body, 0, 0, at);
+  return body;
+}
+
+function reserve(at: number, more: number): void {
+  if (at + more <= scratch.length) return;
+  const bigger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + more));
+  scratch.copy(bigger, 0, 0, at);
+  scratch = bigger;
 }
 
 /** A response body: JSON.stringify's output as UTF-8 bytes, splicing RawJson in place. */
