@@ -102,6 +102,15 @@ describe("serializeBody", () => {
     expect(body.a.input.sectorCode).toHaveLength(40_000);
     expect(body.b.coverageReason).toBe("“".repeat(50_000));
   });
+  it("quotes long message strings the same on every sighting, before and after its text cache starts over", () => {
+    const long = (i: number) => `gap ${i}: “quoted” "text" with \\ a backslash, a tab\t and more words to pass sixty-four characters`;
+    const body = (i: number) => toPublicJson(DeterminationSchema, create(DeterminationSchema, { notices: [long(i), long(0)] }), "snake").text;
+    for (let i = 0; i < 5000; i++) {
+      const json = JSON.parse(body(i));
+      if (json.notices[0] !== long(i) || json.notices[1] !== long(0)) throw new Error(`round ${i}: ${JSON.stringify(json.notices)}`);
+    }
+    expect(JSON.parse(body(7)).notices).toEqual([long(7), long(0)]);
+  });
   it("splices RawJson text and skips undefined members", () => {
     expect(stringify({ a: RawJson.text('{"x":1}'), b: undefined, c: [RawJson.text("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
   });

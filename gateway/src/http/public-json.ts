@@ -180,7 +180,7 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
 
 function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undefined, scalar: ScalarType | undefined, style: EnumStyle): (x: unknown, out: Out) => void {
   if (message) return (x, out) => writeMessage(message, x as Message, style, out);
-  const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string) : scalarText(scalar!);
+  const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string | Buffer) : scalarText(scalar!);
   return (x, out) => {
     out.push(text(x));
   };
@@ -198,10 +198,29 @@ function quote(v: string): string {
   return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
 }
 
-function scalarText(type: ScalarType): (v: unknown) => string {
+// Long strings are mostly dataset text inside per-request messages (coverage gaps, labels,
+// citations): their quoted UTF-8 bytes are kept by value, so a repeat costs a hash lookup (V8
+// keeps a string's hash) instead of an escape scan and a re-encoding. Bounded: when full, the
+// cache starts over, and the text that keeps recurring is back after one response.
+const LONG_TEXT = 64;
+const MAX_TEXTS = 4096;
+let quotedTexts = new Map<string, string>();
+
+function quoteText(v: string): string {
+  if (v.length < LONG_TEXT) return quote(v);
+  let text = quotedTexts.get(v);
+  if (text === undefined) {
+    if (quotedTexts.size >= MAX_TEXTS) quotedTexts = new Map();
+    text = quote(v);
+    quotedTexts.set(v, text);
+  }
+  return text;
+}
+
+function scalarText(type: ScalarType): (v: unknown) => string | Buffer {
   switch (type) {
     case ScalarType.STRING:
-      return (v) => quote(v as string);
+      return (v) => quoteText(v as string);
     case ScalarType.BOOL:
       return (v) => (v ? "true" : "false");
     case ScalarType.BYTES:
@@ -282,7 +301,7 @@ export function serializeBody(v: unknown): Buffer {
 function writeValue(v: unknown, out: Out): void {
   if (v instanceof RawJson) return v.write(out);
   if (typeof v === "string") {
-    out.push(quote(v));
+    out.push(quoteText(v));
     return;
   }
   if (v === null || typeof v !== "object") {
