@@ -1,11 +1,12 @@
 // Connect handlers for NwpService. Lookup responses are built once (the dataset never changes
 // while the process runs); determinations are computed by the pure engine and wrapped here.
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { derivedOnce } from "@permits/common/freeze";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
 import {
-  ActivitySchema, BatchItemSchema, DeterminationSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
+  ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
   GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
   ListDistrictsResponseSchema, ListPermitsResponseSchema, NwpService, PermitSchema, ProjectInputSchema, RulesetSchema,
   StateCertificationSchema, Verdict,
@@ -38,11 +39,19 @@ export function toDeterminationInit(d: DeterminationOut): DeterminationInit {
       reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence] })),
     })),
     pcn: { ...d.pcn, triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence] })) },
-    districtLayer: d.districtLayer,
-    stateLayer: d.stateLayer,
+    districtLayer: shared(DistrictLayerSchema, d.districtLayer),
+    stateLayer: shared(StateLayerSchema, d.stateLayer),
     coverageGaps: d.coverageGaps,
-    provenance: d.provenance,
+    provenance: d.provenance.map((p) => shared(ProvenanceSchema, p)),
   };
+}
+
+/**
+ * A part of the frozen dataset as its message, built once and shared by every answer (so the
+ * gateway serialises it once, see derivedOnce); a part built for this request, as it is.
+ */
+function shared<S extends DescMessage>(schema: S, part: object): MessageShape<S> | object {
+  return Object.isFrozen(part) ? derivedOnce(part, schema.typeName, () => create(schema, part as MessageInitShape<S>)) : part;
 }
 
 function inputInit(i: NormalizedInput): MessageInitShape<typeof ProjectInputSchema> {

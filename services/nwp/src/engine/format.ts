@@ -1,7 +1,10 @@
 // Deterministic number formatting: 12 significant digits removes float noise (0.1 + 0.2 → "0.3").
 export function fmt(n: number): string {
   if (Number.isInteger(n)) return n === 0 ? "0" : String(n);
-  return String(Number(n.toPrecision(12)));
+  // A shortest form of 12 characters or fewer has at most 12 significant digits, so rounding to
+  // 12 would give it back unchanged; only longer forms (float noise) pay for toPrecision.
+  const shortest = String(n);
+  return shortest.length <= 12 ? shortest : String(Number(n.toPrecision(12)));
 }
 
 export function acres(n: number): string {
