@@ -198,20 +198,26 @@ function quote(v: string): string {
   return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
 }
 
-// Long strings are mostly dataset text inside per-request messages (coverage gaps, labels,
-// citations): their quoted UTF-8 bytes are kept by value, so a repeat costs a hash lookup (V8
-// keeps a string's hash) instead of an escape scan and a re-encoding. Bounded: when full, the
-// cache starts over, and the text that keeps recurring is back after one response.
+// Long strings are often dataset text inside per-request messages (coverage gaps, labels,
+// citations, the envelopes' disclaimers): the quoted text of one seen twice is kept by value, so
+// later sightings cost a hash lookup (V8 keeps a string's hash) instead of an escape scan. Text
+// seen once (numbers of one request) only enters the small first-sighting set, so it never
+// crowds out the text that recurs. Both are bounded and start over when full.
 const LONG_TEXT = 64;
 const MAX_TEXTS = 4096;
 let quotedTexts = new Map<string, string>();
+let seenOnce = new Set<string>();
 
 function quoteText(v: string): string {
   if (v.length < LONG_TEXT) return quote(v);
   let text = quotedTexts.get(v);
-  if (text === undefined) {
+  if (text !== undefined) return text;
+  text = quote(v);
+  if (!seenOnce.has(v)) {
+    if (seenOnce.size >= MAX_TEXTS) seenOnce = new Set();
+    seenOnce.add(v);
+  } else {
     if (quotedTexts.size >= MAX_TEXTS) quotedTexts = new Map();
-    text = quote(v);
     quotedTexts.set(v, text);
   }
   return text;
