@@ -1,12 +1,11 @@
 // The one place that decides, for each service, how the gateway reaches it: a remote Connect
 // transport over HTTP/2 when <SERVICE>_URL is set, otherwise the service built in this process
 // behind the direct transport (no serialisation).
-import net from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Transport } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
 import { createClient as createRedisClient } from "redis";
 import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
+import { createH2Transport } from "@permits/common/h2-transport";
 import { SESSION_MEMORY_MB } from "@permits/common/serve";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
@@ -75,22 +74,9 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext): Pr
 }
 
 function remote(baseUrl: string, timeoutMs: number): Wired {
-  // One transport (one multiplexed HTTP/2 connection) per upstream, created once.
-  // No compression: on a private network, gzip of small binary messages costs more CPU than it saves.
-  const transport = createConnectTransport({
-    baseUrl,
-    httpVersion: "2",
-    useBinaryFormat: true,
-    defaultTimeoutMs: timeoutMs,
-    pingIntervalMs: 30_000,
-    acceptCompression: [],
-    nodeOptions: {
-      maxSessionMemory: SESSION_MEMORY_MB,
-      // Small request frames must not wait on Nagle's algorithm for the previous frame's ACK
-      // (a delayed ACK costs ~40 ms per call on Linux).
-      createConnection: (authority: URL) => net.connect({ host: authority.hostname, port: Number(authority.port || 80), noDelay: true }),
-    },
-  });
+  // One transport (one multiplexed HTTP/2 session) per upstream, created once. No compression:
+  // on a private network, gzip of small binary messages costs more CPU than it saves.
+  const transport = createH2Transport({ baseUrl, defaultTimeoutMs: timeoutMs, pingIntervalMs: 30_000, maxSessionMemory: SESSION_MEMORY_MB });
   const health = createClient(Health, transport);
   return {
     transport,

@@ -106,8 +106,7 @@ const CALL_COMPLETE = new ConnectError("the call is complete", Code.Canceled);
  * eagerly built contexts (abort controllers, linked listeners, three Headers) were a quarter
  * of a request's CPU.
  */
-class LeanContext implements HandlerContext {
-  readonly protocolName = "direct";
+export class LeanContext implements HandlerContext {
   readonly requestMethod = "POST";
   readonly service: DescService;
   private controller?: AbortController;
@@ -116,8 +115,12 @@ class LeanContext implements HandlerContext {
 
   constructor(
     readonly method: DescMethod,
-    private readonly header: HeadersInit | undefined,
+    /** The request headers, or a function giving them (called only if a handler reads them). */
+    private readonly header: HeadersInit | (() => HeadersInit) | undefined,
     values: ContextValues | undefined,
+    readonly protocolName = "direct",
+    /** When the call must be done by (performance.now() time), if it has a deadline. */
+    private readonly deadline?: number,
   ) {
     this.service = method.parent;
     this.contextValues = values;
@@ -128,9 +131,10 @@ class LeanContext implements HandlerContext {
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;
   }
-  timeoutMs = (): number | undefined => undefined;
+  timeoutMs = (): number | undefined => (this.deadline === undefined ? undefined : Math.max(0, this.deadline - performance.now()));
   private allHeaders() {
-    return (this.headers ??= { request: new Headers(this.header), response: new Headers(), trailer: new Headers() });
+    const given = typeof this.header === "function" ? this.header() : this.header;
+    return (this.headers ??= { request: new Headers(given), response: new Headers(), trailer: new Headers() });
   }
   get requestHeader(): Headers {
     return this.allHeaders().request;

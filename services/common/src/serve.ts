@@ -8,6 +8,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
+import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
 
 export interface HostedService<S extends DescService = DescService> {
@@ -113,7 +114,17 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
   // maxSessionMemory (10 MB by default); a gateway multiplexes many large batch answers over
   // one session, so allow more.
-  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, handler);
+  // Binary Connect unary calls on HTTP/2 are answered from the stream (lean-unary.ts); the
+  // adapter takes the rest. Node's compatibility layer still sees every stream, so the adapter
+  // skips the ones already answered.
+  const answered = new WeakSet<http2.ServerHttp2Stream>();
+  const lean = leanUnary(opts.services, { logger, shutdownSignal: abortInFlight.signal });
+  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, (req, res) => {
+    if (!answered.has(req.stream)) handler(req, res);
+  });
+  h2.prependListener("stream", (stream, headers) => {
+    if (lean(stream, headers)) answered.add(stream);
+  });
   const h1 = http.createServer(handler);
   const sessions = new Set<http2.Http2Session>();
   h2.on("session", (s) => {

@@ -1,0 +1,148 @@
+// The distributed deployment's wiring: Connect over HTTP/2 to a service in another process.
+//
+// Unary calls (all the gateway makes) take a lean path: the Connect protocol's binary unary form
+// (POST /<service>/<method>, application/proto, connect-timeout-ms; errors as Connect JSON) is
+// written and read straight on an HTTP/2 stream. Measured here, connect-node's universal client
+// spent about 0.5 ms of CPU per call on async iterables, web Headers, linked abort signals and
+// DOMExceptions, more than the HTTP/2 exchange itself, on three calls per request. What is
+// protocol stays connect's: its session manager (connect, reconnect, keep-alive pings), its
+// error JSON decoding, status-code mapping and trailer handling. Streaming calls go through
+// connect-node's own transport on the same session.
+import http2 from "node:http2";
+import net from "node:net";
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
+import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
+import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { fromH2Headers } from "./h2-headers.js";
+
+export interface H2TransportOptions {
+  baseUrl: string;
+  /** Deadline of a call that sets none itself. */
+  defaultTimeoutMs?: number;
+  /** Keep-alive PING interval of the session. */
+  pingIntervalMs?: number;
+  /** Node's per-session buffer limit, in MB (many large answers share one session). */
+  maxSessionMemory?: number;
+}
+
+const PROTO = "application/proto";
+
+export function createH2Transport(opts: H2TransportOptions): Transport {
+  const base = new URL(opts.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  const manager = new Http2SessionManager(base, { pingIntervalMs: opts.pingIntervalMs }, {
+    maxSessionMemory: opts.maxSessionMemory,
+    // Small request frames must not wait on Nagle's algorithm for the previous frame's ACK.
+    createConnection: (authority: URL) => net.connect({ host: authority.hostname, port: Number(authority.port || 80), noDelay: true }),
+  });
+  const streaming = createConnectTransport({ baseUrl: opts.baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [], sessionManager: manager, defaultTimeoutMs: opts.defaultTimeoutMs });
+  const paths = new WeakMap<DescMethod, string>();
+  const pathOf = (m: DescMethod) => {
+    let p = paths.get(m);
+    if (p === undefined) {
+      p = `${prefix}/${m.parent.typeName}/${m.name}`;
+      paths.set(m, p);
+    }
+    return p;
+  };
+
+  return {
+    async unary(method, signal, timeoutMs, header, input) {
+      const m = method as DescMethod & { input: DescMessage; output: DescMessage };
+      const deadline = timeoutMs ?? opts.defaultTimeoutMs;
+      const headers: http2.OutgoingHttpHeaders = { "content-type": PROTO, "connect-protocol-version": "1" };
+      if (deadline !== undefined) headers["connect-timeout-ms"] = String(deadline);
+      if (header !== undefined) new Headers(header).forEach((v, k) => (headers[k] = v));
+      const body = toBinary(m.input, isMessage(input, m.input) ? input : create(m.input, input as never));
+      if (signal?.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = await manager.request("POST", pathOf(m), headers, {});
+      } catch (e) {
+        throw unreachable(e);
+      }
+      const { status, responseHeaders, bytes } = await exchange(manager, stream, body, signal, deadline);
+      const metadata = fromH2Headers(responseHeaders);
+      if (status !== 200) {
+        // A Connect error: JSON with the code, message and details; the status code is the fallback.
+        throw errorFromJsonBytes(bytes, metadata, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), metadata));
+      }
+      const type = responseHeaders["content-type"];
+      if (typeof type !== "string" || !type.startsWith(PROTO)) {
+        throw new ConnectError(`unsupported content type ${type}`, Code.Internal, metadata);
+      }
+      const message = fromBinary(m.output, bytes);
+      let demuxed: [Headers, Headers] | undefined;
+      const parts = () => (demuxed ??= trailerDemux(metadata));
+      return {
+        stream: false,
+        service: m.parent,
+        method: m,
+        get header() {
+          return parts()[0];
+        },
+        get trailer() {
+          return parts()[1];
+        },
+        message,
+      } as UnaryResponse<DescMessage, DescMessage> as never;
+    },
+    stream: (...args) => streaming.stream(...args),
+  };
+}
+
+interface Exchanged {
+  status: number;
+  responseHeaders: http2.IncomingHttpHeaders;
+  bytes: Uint8Array;
+}
+
+/** Sends the request body and reads the whole answer, within the deadline and the caller's signal. */
+function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream, body: Uint8Array, signal: AbortSignal | undefined, deadline: number | undefined): Promise<Exchanged> {
+  return new Promise<Exchanged>((resolve, reject) => {
+    let status = 0;
+    let responseHeaders: http2.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const timer = deadline !== undefined ? setTimeout(() => fail(new ConnectError("the operation timed out", Code.DeadlineExceeded)), deadline) : undefined;
+    const onAbort = () => fail(ConnectError.from(signal!.reason, Code.Canceled));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const done = () => {
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    function fail(err: ConnectError) {
+      if (settled) return;
+      done();
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      reject(err);
+    }
+    stream.on("response", (h) => {
+      status = Number(h[":status"]);
+      responseHeaders = h;
+    });
+    stream.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      manager.notifyResponseByteRead(stream);
+    });
+    stream.on("end", () => {
+      if (settled) return;
+      done();
+      resolve({ status, responseHeaders, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
+    });
+    stream.on("error", (e) => fail(unreachable(e)));
+    stream.on("close", () => {
+      // Closed without a complete answer: reset by the peer, or the session went away.
+      if (!settled) fail(new ConnectError(`stream closed before the answer was complete (code ${stream.rstCode})`, Code.Unavailable));
+    });
+    stream.end(body);
+  });
+}
+
+/** The service could not be reached or the exchange broke off: retryable, never the service's verdict. */
+function unreachable(e: unknown): ConnectError {
+  if (e instanceof ConnectError) return e;
+  return new ConnectError("the service could not be reached", Code.Unavailable, undefined, undefined, e);
+}
