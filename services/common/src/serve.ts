@@ -3,7 +3,6 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { Duplex } from "node:stream";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -36,32 +35,6 @@ export const SESSION_MEMORY_MB = 256;
 
 // Every HTTP/2 connection opens with this preface; no HTTP/1.x request line starts with "PRI".
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-function replayingStream(socket: net.Socket, first: Buffer): Duplex {
-  const stream = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, encoding, cb) {
-      socket.write(chunk, encoding, cb);
-    },
-    final(cb) {
-      socket.end(cb);
-    },
-    destroy(err, cb) {
-      socket.destroy(err ?? undefined);
-      cb(err);
-    },
-  });
-  stream.push(first);
-  socket.on("data", (c) => {
-    if (!stream.push(c)) socket.pause();
-  });
-  socket.once("end", () => stream.push(null));
-  socket.once("close", () => stream.destroy());
-  socket.once("error", (e) => stream.destroy(e));
-  return stream;
-}
 
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const { logger } = opts;
@@ -135,23 +108,22 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const sockets = new Set<net.Socket>();
   const h1Sockets = new Set<net.Socket>();
   const front = net.createServer((socket) => {
-    // Small RPC frames must not wait on Nagle's algorithm (the session cannot set this itself
-    // through the replaying stream below): without it each call can stall ~40 ms.
+    // Small RPC frames must not wait on Nagle's algorithm: without it each call can stall ~40 ms.
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     socket.once("data", (chunk) => {
       socket.pause();
+      // Both servers read what was pushed back before reading the socket (HTTP/2 sessions take
+      // such data since Node 17.4, nodejs/node#41185): the sniffed bytes are not lost, and the
+      // session works on the socket itself, with no JavaScript stream in between.
+      socket.unshift(chunk);
       const n = Math.min(chunk.length, H2_PREFACE.length);
       if (chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) {
-        // HTTP/2 sessions read the socket's native handle directly, so bytes already read in JS
-        // would be lost; hand the session a stream that replays them first.
-        h2.emit("connection", replayingStream(socket, chunk));
+        h2.emit("connection", socket);
       } else {
-        // The HTTP/1.1 server reads what was pushed back before reading the socket.
         h1Sockets.add(socket);
         socket.once("close", () => h1Sockets.delete(socket));
-        socket.unshift(chunk);
         h1.emit("connection", socket);
         socket.resume();
       }
