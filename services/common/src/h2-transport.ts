@@ -63,18 +63,19 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
         throw unreachable(e);
       }
       const { status, responseHeaders, bytes } = await exchange(manager, stream, body, signal, deadline);
-      const metadata = fromH2Headers(responseHeaders);
       if (status !== 200) {
         // A Connect error: JSON with the code, message and details; the status code is the fallback.
+        const metadata = fromH2Headers(responseHeaders);
         throw errorFromJsonBytes(bytes, metadata, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), metadata));
       }
       const type = responseHeaders["content-type"];
       if (typeof type !== "string" || !type.startsWith(PROTO)) {
-        throw new ConnectError(`unsupported content type ${type}`, Code.Internal, metadata);
+        throw new ConnectError(`unsupported content type ${type}`, Code.Internal, fromH2Headers(responseHeaders));
       }
       const message = fromBinary(m.output, bytes);
+      // Web Headers are costly to build: only for a caller that reads them.
       let demuxed: [Headers, Headers] | undefined;
-      const parts = () => (demuxed ??= trailerDemux(metadata));
+      const parts = () => (demuxed ??= trailerDemux(fromH2Headers(responseHeaders)));
       return {
         stream: false,
         service: m.parent,
