@@ -74,12 +74,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
 
-  app.addHook("onRequest", async (req, reply) => {
+  // Callback-style hooks: nothing here waits, and an async hook costs a promise per request.
+  app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
+    done();
   });
-  app.addHook("onResponse", async (req, reply) => {
+  app.addHook("onResponse", (req, reply, done) => {
     // One structured line per request; the key headers are never part of it.
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "request");
+    done();
   });
 
   const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps)];
