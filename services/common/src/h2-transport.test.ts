@@ -9,6 +9,7 @@ import { RateLimitService, type GetUsageRequest } from "@permits/proto/ratelimit
 import { LeanContext } from "./direct-transport.js";
 import { badRequestOf, invalidArgument, ViolationReason } from "./errors.js";
 import { createH2Transport } from "./h2-transport.js";
+import { leanUnary } from "./lean-unary.js";
 import { createLogger } from "./logger.js";
 import { serve, type RunningService } from "./serve.js";
 
@@ -83,6 +84,53 @@ describe.each(pairs)("%s", (_name, transport) => {
   it("ends a call at its deadline with DeadlineExceeded", async () => {
     const err = await client().getUsage({ bucket: "slow" }, { timeoutMs: 50 }).catch((e) => e);
     expect(err.code).toBe(Code.DeadlineExceeded);
+  });
+});
+
+describe("coalescing", () => {
+  async function countingServer() {
+    const server = http2.createServer();
+    const handle = leanUnary([{ service: RateLimitService, impl }], { logger: createLogger("t", { level: "silent" }), shutdownSignal: new AbortController().signal });
+    let streams = 0;
+    server.on("session", (session) => referenceSessions.add(session));
+    server.on("stream", (stream, headers) => {
+      streams++;
+      if (!handle(stream, headers)) stream.respond({ ":status": 404 }, { endStream: true });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, streams: () => streams, server };
+  }
+
+  it("sends the calls of one turn in one exchange, each with its own answer, error or deadline", async () => {
+    const s = await countingServer();
+    const client = createClient(RateLimitService, createH2Transport({ baseUrl: s.url }));
+    const results = await Promise.all([
+      client.getUsage({ policy: "a", bucket: "ok" }, { headers: { "x-request-id": "r1" } }),
+      client.getUsage({ policy: "b", bucket: "ok" }, { headers: { "x-request-id": "r2" } }),
+      client.getUsage({ bucket: "bad" }).catch((e) => e),
+      client.getUsage({ bucket: "busy" }).catch((e) => e),
+      client.getUsage({ bucket: "boom" }).catch((e) => e),
+      client.getUsage({ bucket: "slow" }, { timeoutMs: 50 }).catch((e) => e),
+    ]);
+    expect(s.streams()).toBe(1);
+    expect(results[0].policy).toBe("a:r1");
+    expect(results[1].policy).toBe("b:r2");
+    expect([results[2].code, badRequestOf(results[2])?.violations[0].field]).toEqual([Code.InvalidArgument, "bucket"]);
+    expect([results[3].code, results[3].metadata.get("retry-after")]).toEqual([Code.Unavailable, "2"]);
+    expect([results[4].code, results[4].message.includes("secret")]).toEqual([Code.Internal, false]);
+    expect(results[5].code).toBe(Code.DeadlineExceeded);
+    // A lone call goes on a stream of its own.
+    expect((await client.getUsage({ policy: "c" })).policy).toBe("c:null");
+    expect(s.streams()).toBe(2);
+    s.server.close();
+  });
+
+  it("falls back to one stream per call where the service does not serve coalesced calls", async () => {
+    const client = createClient(RateLimitService, createH2Transport({ baseUrl: referenceUrl }));
+    for (let round = 0; round < 2; round++) {
+      const res = await Promise.all(["x", "y", "z"].map((policy) => client.getUsage({ policy, bucket: "ok" })));
+      expect(res.map((r) => r.policy)).toEqual(["x:null", "y:null", "z:null"]);
+    }
   });
 });
 

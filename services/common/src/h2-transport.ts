@@ -14,6 +14,7 @@ import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMet
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
 import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createCoalescer, type Call, type Exchanged } from "./coalesce.js";
 import { fromH2Headers } from "./h2-headers.js";
 
 export interface H2TransportOptions {
@@ -24,6 +25,8 @@ export interface H2TransportOptions {
   pingIntervalMs?: number;
   /** Node's per-session buffer limit, in MB (many large answers share one session). */
   maxSessionMemory?: number;
+  /** Calls made in one turn of the event loop travel in one exchange (coalesce.ts); default on. */
+  coalesce?: boolean;
 }
 
 const PROTO = "application/proto";
@@ -37,66 +40,74 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     createConnection: (authority: URL) => net.connect({ host: authority.hostname, port: Number(authority.port || 80), noDelay: true }),
   });
   const streaming = createConnectTransport({ baseUrl: opts.baseUrl, httpVersion: "2", useBinaryFormat: true, acceptCompression: [], sessionManager: manager, defaultTimeoutMs: opts.defaultTimeoutMs });
-  const paths = new WeakMap<DescMethod, string>();
-  const pathOf = (m: DescMethod) => {
-    let p = paths.get(m);
+  const procedures = new WeakMap<DescMethod, string>();
+  const procedureOf = (m: DescMethod) => {
+    let p = procedures.get(m);
     if (p === undefined) {
-      p = `${prefix}/${m.parent.typeName}/${m.name}`;
-      paths.set(m, p);
+      p = `/${m.parent.typeName}/${m.name}`;
+      procedures.set(m, p);
     }
     return p;
   };
 
+  /** One call on a stream of its own. */
+  const post = async (call: Call): Promise<Exchanged> => {
+    const headers: http2.OutgoingHttpHeaders = { ...call.headers, "content-type": PROTO, "connect-protocol-version": "1" };
+    if (call.deadline !== undefined) headers["connect-timeout-ms"] = String(call.deadline);
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = await manager.request("POST", prefix + call.procedure, headers, {});
+    } catch (e) {
+      throw unreachable(e);
+    }
+    return exchange(manager, stream, call.message, call.signal, call.deadline);
+  };
+  const coalescer = opts.coalesce === false ? undefined : createCoalescer(post);
+
   return {
     async unary(method, signal, timeoutMs, header, input) {
       const m = method as DescMethod & { input: DescMessage; output: DescMessage };
-      const deadline = timeoutMs ?? opts.defaultTimeoutMs;
-      const headers: http2.OutgoingHttpHeaders = { "content-type": PROTO, "connect-protocol-version": "1" };
-      if (deadline !== undefined) headers["connect-timeout-ms"] = String(deadline);
-      if (header !== undefined) new Headers(header).forEach((v, k) => (headers[k] = v));
-      const body = toBinary(m.input, isMessage(input, m.input) ? input : create(m.input, input as never));
+      const message = toBinary(m.input, isMessage(input, m.input) ? input : create(m.input, input as never));
       if (signal?.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = await manager.request("POST", pathOf(m), headers, {});
-      } catch (e) {
-        throw unreachable(e);
+      let headers: Record<string, string> | undefined;
+      if (header !== undefined) {
+        headers = {};
+        new Headers(header).forEach((v, k) => (headers![k] = v));
       }
-      const { status, responseHeaders, bytes } = await exchange(manager, stream, body, signal, deadline);
-      if (status !== 200) {
-        // A Connect error: JSON with the code, message and details; the status code is the fallback.
-        const metadata = fromH2Headers(responseHeaders);
-        throw errorFromJsonBytes(bytes, metadata, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), metadata));
-      }
-      const type = responseHeaders["content-type"];
-      if (typeof type !== "string" || !type.startsWith(PROTO)) {
-        throw new ConnectError(`unsupported content type ${type}`, Code.Internal, fromH2Headers(responseHeaders));
-      }
-      const message = fromBinary(m.output, bytes);
-      // Web Headers are costly to build: only for a caller that reads them.
-      let demuxed: [Headers, Headers] | undefined;
-      const parts = () => (demuxed ??= trailerDemux(fromH2Headers(responseHeaders)));
-      return {
-        stream: false,
-        service: m.parent,
-        method: m,
-        get header() {
-          return parts()[0];
-        },
-        get trailer() {
-          return parts()[1];
-        },
-        message,
-      } as UnaryResponse<DescMessage, DescMessage> as never;
+      const call: Call = { procedure: procedureOf(m), message, deadline: timeoutMs ?? opts.defaultTimeoutMs, headers, signal };
+      return toUnaryResponse(m, await (coalescer ? coalescer(call) : post(call))) as never;
     },
     stream: (...args) => streaming.stream(...args),
   };
 }
 
-interface Exchanged {
-  status: number;
-  responseHeaders: http2.IncomingHttpHeaders;
-  bytes: Uint8Array;
+/** A call's answer as Connect's client gives it: the message, or the ConnectError the service sent. */
+function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessage }, { status, responseHeaders, bytes }: Exchanged): UnaryResponse<DescMessage, DescMessage> {
+  if (status !== 200) {
+    // A Connect error: JSON with the code, message and details; the status code is the fallback.
+    const metadata = fromH2Headers(responseHeaders);
+    throw errorFromJsonBytes(bytes, metadata, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), metadata));
+  }
+  const type = responseHeaders["content-type"];
+  if (type !== undefined && (typeof type !== "string" || !type.startsWith(PROTO))) {
+    throw new ConnectError(`unsupported content type ${type}`, Code.Internal, fromH2Headers(responseHeaders));
+  }
+  const message = fromBinary(m.output, bytes);
+  // Web Headers are costly to build: only for a caller that reads them.
+  let demuxed: [Headers, Headers] | undefined;
+  const parts = () => (demuxed ??= trailerDemux(fromH2Headers(responseHeaders)));
+  return {
+    stream: false,
+    service: m.parent,
+    method: m,
+    get header() {
+      return parts()[0];
+    },
+    get trailer() {
+      return parts()[1];
+    },
+    message,
+  } as UnaryResponse<DescMessage, DescMessage>;
 }
 
 /** Sends the request body and reads the whole answer, within the deadline and the caller's signal. */

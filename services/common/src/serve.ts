@@ -49,21 +49,22 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     return serving ? Status.SERVING : Status.NOT_SERVING;
   };
 
+  const health: Partial<ServiceImpl<typeof Health>> = {
+    check: (req) => ({ status: statusOf(req.service) }),
+    async *watch(req, ctx) {
+      yield { status: statusOf(req.service) };
+      // One more message when serving stops, then the stream ends with the server.
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        watchers.add(done);
+        ctx.signal.addEventListener("abort", done, { once: true });
+      });
+      if (!ctx.signal.aborted) yield { status: Status.NOT_SERVING };
+    },
+  };
+  const hosted: HostedService[] = [...opts.services, { service: Health, impl: health }];
   const routes = (router: ConnectRouter) => {
-    for (const s of opts.services) router.service(s.service, s.impl as never);
-    router.service(Health, {
-      check: (req) => ({ status: statusOf(req.service) }),
-      async *watch(req, ctx) {
-        yield { status: statusOf(req.service) };
-        // One more message when serving stops, then the stream ends with the server.
-        await new Promise<void>((resolve) => {
-          const done = () => resolve();
-          watchers.add(done);
-          ctx.signal.addEventListener("abort", done, { once: true });
-        });
-        if (!ctx.signal.aborted) yield { status: Status.NOT_SERVING };
-      },
-    });
+    for (const s of hosted) router.service(s.service, s.impl as never);
   };
 
   // Unexpected failures are logged here with their cause; callers only ever see the code.
@@ -91,7 +92,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // adapter takes the rest. Node's compatibility layer still sees every stream, so the adapter
   // skips the ones already answered.
   const answered = new WeakSet<http2.ServerHttp2Stream>();
-  const lean = leanUnary(opts.services, { logger, shutdownSignal: abortInFlight.signal });
+  const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal });
   const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, (req, res) => {
     if (!answered.has(req.stream)) handler(req, res);
   });
