@@ -258,6 +258,7 @@ function valueToJson(v: Value): unknown {
 // One scratch area for assembling bodies (serialisation is synchronous, so it is never shared
 // between two responses); it grows to the largest body seen.
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+const RUN_CHARS = 8 * 1024;
 
 /**
  * The UTF-8 bytes of the pieces: each run of text is encoded straight into the scratch area and
@@ -271,7 +272,9 @@ function toBytes(out: Out): Buffer {
     const piece = i < out.length ? out[i] : undefined;
     if (typeof piece === "string") {
       run += piece;
-      continue;
+      // Runs are encoded every few KB: flattening one long rope (a batch's is ~1 MB of UTF-16)
+      // would make a large short-lived string for the old generation to collect.
+      if (run.length < RUN_CHARS) continue;
     }
     if (run !== "") {
       // A UTF-16 code unit never takes more than 3 bytes in UTF-8.
@@ -279,7 +282,7 @@ function toBytes(out: Out): Buffer {
       at += scratch.write(run, at, "utf8");
       run = "";
     }
-    if (piece !== undefined) {
+    if (piece !== undefined && typeof piece !== "string") {
       reserve(at, piece.length);
       scratch.set(piece, at);
       at += piece.length;
