@@ -1,4 +1,5 @@
 import { host, optionalUrl, port, positiveInt, readEnv, str } from "@permits/common/config";
+import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from "@permits/common/heap";
 import { makeValidator } from "envalid";
 
 /** Fastify's trustProxy: off, true, or a comma-separated list of proxy addresses or CIDRs. */
@@ -25,6 +26,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       ENTITLEMENT_URL: optionalUrl({ default: undefined }),
       RATELIMIT_URL: optionalUrl({ default: undefined }),
       REDIS_URL: optionalUrl({ default: undefined }),
+      HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT, desc: "Old-generation growth between full GCs, in percent; 0 = V8's own." }),
     },
     env,
   );

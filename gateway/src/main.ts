@@ -2,6 +2,7 @@
 // (each service remote when its <SERVICE>_URL is set).
 import { systemClock } from "@permits/common/clock";
 import { startOrExit } from "@permits/common/config";
+import { limitHeapGrowth } from "@permits/common/heap";
 import { createLogger } from "@permits/common/logger";
 import { closeOnSignals } from "@permits/common/serve";
 import { buildApp } from "./app.js";
@@ -10,6 +11,7 @@ import { wireServices } from "./wiring.js";
 
 void startOrExit(async () => {
   const config = readGatewayConfig();
+  limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
   const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready });
