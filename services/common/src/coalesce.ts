@@ -35,8 +35,9 @@ interface Pending {
 }
 
 const COALESCED = `/${CoalescedService.typeName}/${CoalescedService.methods[0].name}`;
-/** Most calls in one exchange (the service refuses more; see lean-unary.ts). */
+/** Most calls, and request bytes, in one exchange (the service refuses more; see lean-unary.ts). */
 const MAX_CALLS = 1000;
+const MAX_BYTES = 4 * 1024 * 1024;
 
 /** Returns `call` with the same contract as `post`, coalescing concurrent calls. */
 export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call: Call) => Promise<Exchanged> {
@@ -55,10 +56,27 @@ export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call
       for (const p of live) post(p.call).then(p.resolve, p.reject);
       return;
     }
-    for (let i = 0; i < live.length; i += MAX_CALLS) void together(live.slice(i, i + MAX_CALLS));
+    // Exchanges are cut at MAX_CALLS calls or MAX_BYTES of messages, well inside what the
+    // service reads in one request (lean-unary.ts).
+    let start = 0;
+    let bytes = 0;
+    for (let i = 0; i < live.length; i++) {
+      const size = live[i].call.message.length;
+      if (i > start && (i - start === MAX_CALLS || bytes + size > MAX_BYTES)) {
+        void together(live.slice(start, i));
+        start = i;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    void together(live.slice(start));
   };
 
   const together = async (batch: Pending[]): Promise<void> => {
+    if (batch.length === 1) {
+      post(batch[0].call).then(batch[0].resolve, batch[0].reject);
+      return;
+    }
     const message = toBinary(CallRequestSchema, create(CallRequestSchema, {
       calls: batch.map(({ call }) => ({ procedure: call.procedure, message: call.message, timeoutMs: call.deadline ?? 0, headers: call.headers ?? {} })),
     }));

@@ -125,6 +125,17 @@ describe("coalescing", () => {
     s.server.close();
   });
 
+  it("cuts an exchange at 4 MB of messages", async () => {
+    const s = await countingServer();
+    const client = createClient(RateLimitService, createH2Transport({ baseUrl: s.url }));
+    const big = "b".repeat(1_500_000);
+    const res = await Promise.all(["p1", "p2", "p3"].map((policy) => client.getUsage({ policy, bucket: big })));
+    expect(res.map((r) => r.policy)).toEqual(["p1:null", "p2:null", "p3:null"]);
+    // 3 MB together, then the third alone: two streams.
+    expect(s.streams()).toBe(2);
+    s.server.close();
+  });
+
   it("falls back to one stream per call where the service does not serve coalesced calls", async () => {
     const client = createClient(RateLimitService, createH2Transport({ baseUrl: referenceUrl }));
     for (let round = 0; round < 2; round++) {
