@@ -110,7 +110,8 @@ export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call
     batch.forEach((p, i) => {
       const r = results[i];
       if (r === undefined) p.reject(new ConnectError("the coalesced answer is missing a result", Code.Internal));
-      else p.resolve({ status: r.status, responseHeaders: r.headers, bytes: r.body });
+      // As on a stream of its own (lean-unary.ts answers with this content type by status).
+      else p.resolve({ status: r.status, responseHeaders: { ...r.headers, "content-type": r.status === 200 ? "application/proto" : "application/json" }, bytes: r.body });
     });
   };
 

@@ -6,7 +6,8 @@
 // spent about 0.5 ms of CPU per call on async iterables, web Headers, linked abort signals and
 // DOMExceptions, more than the HTTP/2 exchange itself, on three calls per request. What is
 // protocol stays connect's: its session manager (connect, reconnect, keep-alive pings), its
-// error JSON decoding, status-code mapping and trailer handling. Streaming calls go through
+// error JSON decoding, status-code mapping and trailer handling. Calls made in one turn of the
+// event loop are coalesced into one exchange (coalesce.ts). Streaming calls go through
 // connect-node's own transport on the same session.
 import http2 from "node:http2";
 import net from "node:net";
@@ -25,8 +26,6 @@ export interface H2TransportOptions {
   pingIntervalMs?: number;
   /** Node's per-session buffer limit, in MB (many large answers share one session). */
   maxSessionMemory?: number;
-  /** Calls made in one turn of the event loop travel in one exchange (coalesce.ts); default on. */
-  coalesce?: boolean;
 }
 
 const PROTO = "application/proto";
@@ -62,7 +61,8 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     }
     return exchange(manager, stream, call.message, call.signal, call.deadline);
   };
-  const coalescer = opts.coalesce === false ? undefined : createCoalescer(post);
+  // Calls made in one turn of the event loop travel in one exchange (coalesce.ts).
+  const coalesced = createCoalescer(post);
 
   return {
     async unary(method, signal, timeoutMs, header, input) {
@@ -75,7 +75,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
         new Headers(header).forEach((v, k) => (headers![k] = v));
       }
       const call: Call = { procedure: procedureOf(m), message, deadline: timeoutMs ?? opts.defaultTimeoutMs, headers, signal };
-      return toUnaryResponse(m, await (coalescer ? coalescer(call) : post(call))) as never;
+      return toUnaryResponse(m, await coalesced(call)) as never;
     },
     stream: (...args) => streaming.stream(...args),
   };
@@ -89,7 +89,7 @@ function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessa
     throw errorFromJsonBytes(bytes, metadata, new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), metadata));
   }
   const type = responseHeaders["content-type"];
-  if (type !== undefined && (typeof type !== "string" || !type.startsWith(PROTO))) {
+  if (typeof type !== "string" || !type.startsWith(PROTO)) {
     throw new ConnectError(`unsupported content type ${type}`, Code.Internal, fromH2Headers(responseHeaders));
   }
   const message = fromBinary(m.output, bytes);
