@@ -116,8 +116,9 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     socket.once("data", (chunk) => {
       socket.pause();
       // Both servers read what was pushed back before reading the socket (HTTP/2 sessions take
-      // such data, nodejs/node#41185; test/deployments and serve.test.ts run over this path): the sniffed bytes are not lost, and the
-      // session works on the socket itself, with no JavaScript stream in between.
+      // such data: nodejs/node#41185; serve.test.ts and test/deployments run over this path), so
+      // the sniffed bytes are not lost and the session works on the socket itself, with no
+      // JavaScript stream in between.
       socket.unshift(chunk);
       const n = Math.min(chunk.length, H2_PREFACE.length);
       if (chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) {
