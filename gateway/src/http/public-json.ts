@@ -180,7 +180,7 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
 
 function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undefined, scalar: ScalarType | undefined, style: EnumStyle): (x: unknown, out: Out) => void {
   if (message) return (x, out) => writeMessage(message, x as Message, style, out);
-  const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string | Buffer) : scalarText(scalar!);
+  const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string) : scalarText(scalar!);
   return (x, out) => {
     out.push(text(x));
   };
@@ -223,7 +223,7 @@ function quoteText(v: string): string {
   return text;
 }
 
-function scalarText(type: ScalarType): (v: unknown) => string | Buffer {
+function scalarText(type: ScalarType): (v: unknown) => string {
   switch (type) {
     case ScalarType.STRING:
       return (v) => quoteText(v as string);
