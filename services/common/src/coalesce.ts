@@ -10,6 +10,7 @@ import type http2 from "node:http2";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CallRequestSchema, CallResponseSchema, CoalescedService } from "@permits/proto/transport/v1/transport";
+import { unaryContentType } from "./h2-headers.js";
 
 /** One unary call, encoded, ready to send. */
 export interface Call {
@@ -110,8 +111,8 @@ export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call
     batch.forEach((p, i) => {
       const r = results[i];
       if (r === undefined) p.reject(new ConnectError("the coalesced answer is missing a result", Code.Internal));
-      // As on a stream of its own (lean-unary.ts answers with this content type by status).
-      else p.resolve({ status: r.status, responseHeaders: { ...r.headers, "content-type": r.status === 200 ? "application/proto" : "application/json" }, bytes: r.body });
+      // As on a stream of its own.
+      else p.resolve({ status: r.status, responseHeaders: { ...r.headers, "content-type": unaryContentType(r.status) }, bytes: r.body });
     });
   };
 

@@ -11,3 +11,8 @@ export function fromH2Headers(h: http2.IncomingHttpHeaders): Headers {
   }
   return out;
 }
+
+/** The content type of a Connect unary answer in binary form: the message, or the error as JSON. */
+export function unaryContentType(status: number): string {
+  return status === 200 ? "application/proto" : "application/json";
+}

@@ -11,9 +11,9 @@ import type http2 from "node:http2";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { CallResponseSchema, CoalescedService, UnaryResultSchema, type CallRequest, type UnaryResult } from "@permits/proto/transport/v1/transport";
+import { CallResponseSchema, CoalescedService, type CallRequest } from "@permits/proto/transport/v1/transport";
 import { LeanContext } from "./direct-transport.js";
-import { fromH2Headers } from "./h2-headers.js";
+import { fromH2Headers, unaryContentType } from "./h2-headers.js";
 import type { Logger } from "./logger.js";
 import type { HostedService } from "./serve.js";
 
@@ -64,8 +64,7 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
     for (const stop of [...inFlight]) stop(new ConnectError("the server is shutting down", Code.Unavailable));
   }, { once: true });
 
-  const dispatch = (route: Route, body: Uint8Array, timeoutMs: number | undefined, headers: () => HeadersInit, onClose?: (stop: () => void) => () => void): Promise<Answer> =>
-    answer(route, body, timeoutMs, headers, { ...opts, inFlight, onClose });
+  const running: Running = { logger: opts.logger, inFlight };
 
   add(CoalescedService, {
     async call(req: CallRequest): Promise<unknown> {
@@ -77,9 +76,9 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
         if (!route || route.method.parent === CoalescedService) {
           return Promise.resolve(errorAnswer(new ConnectError(`${c.procedure} is not served here`, Code.Unimplemented), undefined, opts.logger, c.procedure));
         }
-        return dispatch(route, c.message, c.timeoutMs === 0 ? undefined : c.timeoutMs, () => c.headers);
+        return answer(route, c.message, c.timeoutMs === 0 ? undefined : c.timeoutMs, () => c.headers, running);
       }));
-      return create(CallResponseSchema, { results: results.map((a): UnaryResult => create(UnaryResultSchema, a)) });
+      return create(CallResponseSchema, { results });
     },
   });
 
@@ -114,7 +113,7 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
         stream.once("close", stop);
         return () => stream.off("close", stop);
       };
-      void dispatch(route, body, timeout.timeoutMs, () => fromH2Headers(headers), onClose).then((a) => respond(stream, a));
+      void answer(route, body, timeout.timeoutMs, () => fromH2Headers(headers), running, onClose).then((a) => respond(stream, a));
     });
     return true;
   };
@@ -122,17 +121,21 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
 
 function respond(stream: http2.ServerHttp2Stream, a: Answer): void {
   if (stream.destroyed || stream.headersSent) return;
-  stream.respond({ ...a.headers, ":status": a.status, "content-type": a.status === 200 ? "application/proto" : "application/json" });
+  stream.respond({ ...a.headers, ":status": a.status, "content-type": unaryContentType(a.status) });
   stream.end(a.body);
 }
 
-interface AnswerOptions extends LeanUnaryOptions {
+/** What every call of one server shares: where failures are logged, and the calls still running. */
+interface Running {
+  logger: Logger;
   inFlight: Set<(reason: ConnectError) => void>;
-  onClose?: (stop: () => void) => () => void;
 }
 
+/** Watches the client going away; returns the function that stops watching. */
+type OnClose = (stop: () => void) => () => void;
+
 /** Runs one call to its answer; never rejects. */
-async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefined, headers: () => HeadersInit, opts: AnswerOptions): Promise<Answer> {
+async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefined, headers: () => HeadersInit, opts: Running, onClose?: OnClose): Promise<Answer> {
   const { method, impl } = route;
   const deadline = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
   const ctx = new LeanContext(method, headers, undefined, "connect", deadline);
@@ -143,7 +146,7 @@ async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefi
     } catch (e) {
       throw new ConnectError("the request message could not be decoded", Code.InvalidArgument, undefined, undefined, e);
     }
-    const output = await settle(impl(request, ctx), ctx, timeoutMs, opts);
+    const output = await settle(impl(request, ctx), ctx, timeoutMs, opts.inFlight, onClose);
     const message = isMessage(output, method.output) ? output : create(method.output, output as never);
     const out: Record<string, string> = {};
     if (ctx.hasHeaders()) {
@@ -162,7 +165,7 @@ async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefi
  * the end of a graceful shutdown. The handler's signal (made only if it reads it) fires too.
  * No abort controller is made per call otherwise.
  */
-function settle(result: unknown, ctx: LeanContext, timeoutMs: number | undefined, opts: AnswerOptions): Promise<unknown> {
+function settle(result: unknown, ctx: LeanContext, timeoutMs: number | undefined, inFlight: Running["inFlight"], onClose: OnClose | undefined): Promise<unknown> {
   if (!(result instanceof Promise)) return Promise.resolve(result);
   return new Promise((resolve, reject) => {
     const stop = (reason: ConnectError) => {
@@ -171,13 +174,13 @@ function settle(result: unknown, ctx: LeanContext, timeoutMs: number | undefined
       reject(reason);
     };
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(new ConnectError("the operation timed out", Code.DeadlineExceeded)), timeoutMs);
-    const unwatch = opts.onClose?.(() => stop(new ConnectError("the client cancelled the call", Code.Canceled)));
+    const unwatch = onClose?.(() => stop(new ConnectError("the client cancelled the call", Code.Canceled)));
     const cleanup = () => {
       if (timer !== undefined) clearTimeout(timer);
       unwatch?.();
-      opts.inFlight.delete(stop);
+      inFlight.delete(stop);
     };
-    opts.inFlight.add(stop);
+    inFlight.add(stop);
     result.then(
       (v) => {
         cleanup();
