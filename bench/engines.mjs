@@ -3,6 +3,9 @@
 // response message), and through the pure engine function alone. Prints one JSON line per run.
 //   node bench/engines.mjs <seconds per run>
 import { performance } from "node:perf_hooks";
+
+// The evaluation date of the engine runs.
+const TODAY = new Date().toISOString().slice(0, 10);
 import { create } from "@bufbuild/protobuf";
 import { DetermineRequestSchema as SwDetermineRequestSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { DetermineRequestSchema as NwpDetermineRequestSchema } from "@permits/proto/nwp/v1/nwp";
@@ -53,17 +56,17 @@ function measure(name, route, inputs, fn) {
 
 const ctx = undefined; // the handlers do not read the context
 const swDataset = loadStormwater();
-const sw = createStormwaterService(swDataset);
+const sw = createStormwaterService(swDataset, () => TODAY);
 const nwpDataset = loadNwp();
-const nwp = createNwpService(nwpDataset);
+const nwp = createNwpService(nwpDataset, () => TODAY);
 
 const swRequests = SITES.map((s) => create(SwDetermineRequestSchema, { site: siteInit(s) }));
 const nwpRequests = PROJECTS.map((p) => create(NwpDetermineRequestSchema, { project: p }));
 
 const runs = [
   () => measure("engine stormwater (service impl)", "StormwaterService.Determine", swRequests, (r) => sw.determine(r, ctx)),
-  () => measure("engine stormwater (pure engine)", "determineStormwater()", swRequests, (r) => determineStormwater(swDataset, r.site)),
+  () => measure("engine stormwater (pure engine)", "determineStormwater()", swRequests, (r) => determineStormwater(swDataset, r.site, TODAY)),
   () => measure("engine nwp (service impl)", "NwpService.Determine", nwpRequests, (r) => nwp.determine(r, ctx)),
-  () => measure("engine nwp (pure engine)", "nwp determine()", nwpRequests, (r) => determineNwp(nwpDataset, r.project)),
+  () => measure("engine nwp (pure engine)", "nwp determine()", nwpRequests, (r) => determineNwp(nwpDataset, r.project, TODAY)),
 ];
 for (const run of runs) process.stdout.write(JSON.stringify(run()) + "\n");

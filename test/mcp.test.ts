@@ -31,6 +31,7 @@ const TOOL_NAMES = [
   "get_state_401_certification",
   "list_nwp_activities",
   "get_my_usage",
+  "get_data_coverage",
 ];
 
 interface Running {
@@ -150,6 +151,7 @@ describe("MCP transport (generous tiers)", () => {
     { tool: "get_corps_district", args: { code: "SPK" }, method: "GET", path: "/api/v1/district/SPK" },
     { tool: "get_state_401_certification", args: { code: "CA" }, method: "GET", path: "/api/v1/state/CA/401" },
     { tool: "list_nwp_activities", args: {}, method: "GET", path: "/api/v1/activity" },
+    { tool: "get_data_coverage", args: {}, method: "GET", path: "/api/v1/coverage" },
   ];
 
   it("covers every tool in the cases below (usage has its own test)", () => {

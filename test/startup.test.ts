@@ -23,6 +23,8 @@ describe("invalid configuration", () => {
     ["services/entitlement/dist/main.js", { PORT: "17999", PAYMENT_PROVIDER: "paypal" }, /PAYMENT_PROVIDER/],
     ["services/entitlement/dist/main.js", { PORT: "17999", LEGACY_KEY_SECRET: "short" }, /LEGACY_KEY_SECRET/],
     ["services/ratelimit/dist/main.js", { PORT: "17999", TIERS_FILE: "/nonexistent/tiers.json" }, /TIERS_FILE/],
+    ["services/stormwater/dist/main.js", { PORT: "17999", EVALUATION_DATE: "2026-02-30" }, /EVALUATION_DATE/],
+    ["gateway/dist/main.js", { EVALUATION_DATE: "tomorrow" }, /EVALUATION_DATE/],
   ];
   for (const [script, env, name] of cases) {
     it(`${script.split("/")[1]} exits 1 naming ${name.source}`, () => {

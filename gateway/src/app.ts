@@ -2,29 +2,18 @@
 // logic: it parses public JSON, calls the services and writes each surface's envelope.
 import fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import cors from "@fastify/cors";
-import type { Clock } from "@permits/common/clock";
-import type { Logger } from "@permits/common/logger";
-import type { ServiceClients } from "./clients.js";
-import type { GatewayConfig } from "./config.js";
+import type { AppDeps } from "./deps.js";
 import { Problem, toProblem, type Surface } from "./http/problems.js";
 import { requestIdFor } from "./http/request-id.js";
 import { serializeBody } from "./http/public-json.js";
-import { registerRoutes, type RouteSpec } from "./http/route-table.js";
+import { registerRoutes, unknownPathSurface, type RouteSpec } from "./http/route-table.js";
 import { accessControl } from "./http/access.js";
 import { stormwaterRoutes } from "./surfaces/stormwater/routes.js";
 import { nwpRoutes } from "./surfaces/nwp/routes.js";
 import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
+import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
-
-export interface AppDeps {
-  clients: ServiceClients;
-  config: GatewayConfig;
-  logger: Logger;
-  clock: Clock;
-  /** Readiness of every dependency, for GET /readyz. */
-  ready: () => Promise<Record<string, boolean>>;
-}
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
 export const EXPOSED_HEADERS = [
@@ -85,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps)];
+  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps)];
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   registerRoutes(app, allRoutes);
@@ -99,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const endpoints = allRoutes.map((r) => `${r.method} ${r.url}`);
+  const surfaceOfPath = unknownPathSurface(allRoutes);
   app.setNotFoundHandler(async (req, reply) => {
     const p = new Problem("not_found", `No endpoint at ${req.method} ${req.url.split("?")[0]}.`, {
       details: { endpoints },
@@ -134,10 +124,4 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, p: Problem
   if (p.kind === "internal") req.log.error({ err: cause }, "internal error");
   for (const [k, v] of Object.entries(p.extra.headers ?? {})) reply.header(k, v);
   return reply.code(p.status(surface)).type("application/json; charset=utf-8").send(p.body(surface, req.id));
-}
-
-// Paths of document 2; everything else speaks document 1, the common vocabulary.
-const NWP_PATHS = /^\/api\/v1\/(determine\/(nwp|batch)|nwp|district|state|activity)(\/|$|\?)/;
-export function surfaceOfPath(url: string): Surface {
-  return NWP_PATHS.test(url) || /^\/recover(\/|$|\?)/.test(url) ? "nwp" : "stormwater";
 }

@@ -30,9 +30,12 @@ export interface Target {
 
 export const DEPLOYMENTS = ["embedded", "distributed"] as const;
 
-/** A deployment whose limits never bind (for suites that are not about limits). */
+/** The evaluation date every suite runs on, so answers that turn on permit expiry never drift. */
+export const EVALUATION_DATE = "2026-11-24";
+
+/** A deployment whose limits never bind (for suites that are not about limits), on EVALUATION_DATE. */
 export async function startTarget(name: (typeof DEPLOYMENTS)[number], env: Record<string, string> = {}): Promise<Target> {
-  const fullEnv = { TIERS_FILE: generousTiersFile(), ...env };
+  const fullEnv = { TIERS_FILE: generousTiersFile(), EVALUATION_DATE, ...env };
   if (name === "embedded") {
     const gw = await startEmbedded(fullEnv);
     return {

@@ -8,7 +8,7 @@ import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
 import { create } from "@bufbuild/protobuf";
 import { PrincipalSchema, Tier, TierSchema, type Principal } from "@permits/proto/entitlement/v1/entitlement";
 import type { DecideResponse, WindowStatus } from "@permits/proto/ratelimit/v1/ratelimit";
-import type { AppDeps } from "../app.js";
+import type { AppDeps } from "../deps.js";
 import { enumWord } from "./public-json.js";
 import { Problem, toProblem, type Surface } from "./problems.js";
 
@@ -94,14 +94,28 @@ function authProblem(e: unknown, keySent: boolean): Problem {
   return toProblem(e);
 }
 
-/** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */
+/**
+ * A ratelimit call under the gateway's own policy name. The service refusing that name is a fault
+ * of the server's configuration (a tier with no rate policy), never the caller's: it is logged
+ * with the details and answered as a generic 500 in the route's vocabulary.
+ */
+export function underPolicy<T>(req: FastifyRequest, policy: string, call: Promise<T>): Promise<T> {
+  return call.catch((e: unknown) => {
+    if (!(e instanceof ConnectError) || e.code !== Code.InvalidArgument) throw e;
+    req.log.error({ err: e, policy }, "configuration fault: the rate-limit policy of this tier is not in the tier table");
+    throw new Problem("internal", "The server could not apply its rate limits because of a fault in its own configuration. This is not a problem with the request; quote the request id.", { status: 500 });
+  });
+}
+
+/** The rate policy of the caller's tier on the route's surface. */
 export function policyOf(req: FastifyRequest): string {
   return `${req.routeOptions.config.surface}.${tierWord(req.principal!.tier)}`;
 }
 
+/** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */
 export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, cost = 1, policy = policyOf(req)): Promise<DecideResponse> {
   const principal = req.principal!;
-  const decision = await deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost });
+  const decision = await underPolicy(req, policy, deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost }));
   writeLimitHeaders(reply, decision.windows, decision.bindingWindow, principal.billable, deps.clock.now());
   if (!decision.allowed) {
     const w = decision.windows[decision.bindingWindow];

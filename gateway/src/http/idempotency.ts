@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
-import type { AppDeps } from "../app.js";
+import type { AppDeps } from "../deps.js";
 import { meter } from "./access.js";
 import { Problem } from "./problems.js";
 import { serializeBody } from "./public-json.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { create } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Confidence } from "@permits/proto/common/v1/common";
+import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import { Coverage, DeterminationSchema, RequirementKind, RequirementSchema, SiteInputSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { DeterminationSchema as NwpDetermination, Verdict } from "@permits/proto/nwp/v1/nwp";
 import { RawJson, serializeBody, toPublicJson } from "./public-json.js";
@@ -17,7 +17,7 @@ describe("public JSON of messages", () => {
       label: "Complete",
       detail: "d",
       value: create(ValueSchema, { kind: { case: "numberValue", value: 7 } }),
-      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", confidence: Confidence.UNVERIFIED },
+      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", confidence: Confidence.UNVERIFIED, basis: Basis.PRIOR_EDITION },
     });
     const d = create(DeterminationSchema, {
       coverage: Coverage.NOT_REQUIRED,
@@ -32,7 +32,8 @@ describe("public JSON of messages", () => {
     expect(json.confidence).toBeNull();
     expect(json.requirements[0]).toEqual({
       id: "stabilization.complete", kind: "stabilization", label: "Complete", detail: "d", value: 7,
-      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", quote: null, confidence: "unverified" }, because: null,
+      // A basis reads the same on both surfaces: hyphens even in document 1's snake_case vocabulary.
+      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", quote: null, confidence: "unverified", basis: "prior-edition" }, because: null,
     });
     expect(json.input).toMatchObject({ disturbedAcres: 0.5, partOfLargerPlan: false, dischargesToImpairedWater: null, maxDisturbedAcresAtOneTime: null });
   });

@@ -91,11 +91,15 @@ function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumSt
   }
 }
 
+// A fact's basis reads the same on both surfaces ("official-text"), as the datasets write it.
+const ALWAYS_KEBAB = new Set(["permits.common.v1.Basis"]);
+
 /** The contract word for one enum value, e.g. Coverage.NOT_REQUIRED -> "not_required". */
 export function enumWord(desc: DescEnum, value: number, style: EnumStyle): string | null {
   let words = enumWords[style].get(desc);
   if (!words) {
-    words = new Map(desc.values.map((v) => [v.number, v.localName.toLowerCase().replaceAll("_", style === "kebab" ? "-" : "_")]));
+    const sep = style === "kebab" || ALWAYS_KEBAB.has(desc.typeName) ? "-" : "_";
+    words = new Map(desc.values.map((v) => [v.number, v.localName.toLowerCase().replaceAll("_", sep)]));
     enumWords[style].set(desc, words);
   }
   // The zero value means "not set" in every enum here.

@@ -75,3 +75,25 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void 
     });
   }
 }
+
+/**
+ * The vocabulary of a path no route serves, from the table itself: the surface of the route that
+ * shares the most leading path segments with it (a parameter segment matches any), preferring a
+ * route that is wholly a prefix of the path, then the earlier route; document 1 where nothing is
+ * shared beyond the common prefix.
+ */
+export function unknownPathSurface(routes: RouteSpec[]): (url: string) => Surface {
+  const split = (u: string) => u.split("?")[0].split("/").filter(Boolean);
+  const table = routes.map((r) => ({ segments: split(r.url), surface: r.surface }));
+  return (url) => {
+    const path = split(url);
+    let best: { n: number; whole: boolean; surface: Surface } = { n: 0, whole: false, surface: "stormwater" };
+    for (const r of table) {
+      let n = 0;
+      while (n < r.segments.length && n < path.length && (r.segments[n].startsWith(":") || r.segments[n] === path[n])) n++;
+      const whole = n === r.segments.length;
+      if (n > best.n || (n === best.n && whole && !best.whole)) best = { n, whole, surface: r.surface };
+    }
+    return best.surface;
+  };
+}

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AppDeps } from "../app.js";
+import type { AppDeps } from "../deps.js";
 import type { RouteSpec } from "../http/route-table.js";
 import { callRoute } from "./forward.js";
 import { inputSchemaOf, outputSchemas } from "./schemas.js";

@@ -17,3 +17,9 @@ export interface BuildContext {
   logger: Logger;
   clock: Clock;
 }
+
+/** A service as a host serves it: its descriptor and (some of) its handlers. */
+export interface HostedService<S extends DescService = DescService> {
+  service: S;
+  impl: Partial<ServiceImpl<S>>;
+}

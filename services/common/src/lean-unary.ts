@@ -15,7 +15,7 @@ import { CallResponseSchema, CoalescedService, type CallRequest } from "@permits
 import { LeanContext } from "./direct-transport.js";
 import { fromH2Headers, unaryContentType } from "./h2-headers.js";
 import type { Logger } from "./logger.js";
-import type { HostedService } from "./serve.js";
+import type { HostedService } from "./hosted.js";
 
 type UnaryImpl = (req: unknown, ctx: HandlerContext) => unknown;
 

@@ -7,13 +7,9 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
+import type { HostedService } from "./hosted.js";
 import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
-
-export interface HostedService<S extends DescService = DescService> {
-  service: S;
-  impl: Partial<ServiceImpl<S>>;
-}
 
 export interface ServeOptions {
   name: string;

@@ -84,23 +84,37 @@ describe("dataset contents", () => {
     for (const id of ["residential-development", "utility-line", "road-crossing", "bank-stabilization"]) expect(ds.activityIds).toContain(id);
   });
 
-  it("marks every held permit limit unverified (the 2026 permit text was not read)", () => {
+  it("marks every held limit and PCN term unverified, each on a basis that cannot be verified (the 2026 text was not read)", () => {
     for (const p of ds.raw.permits) {
-      for (const l of [...p.acreageLimits, ...(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : [])]) {
-        expect(l.confidence).toBe("unverified");
-        expect(l.derivation).toMatch(/91 FR 768/);
+      for (const f of [...p.acreageLimits, ...(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []), ...p.pcnConditions, p.notification]) {
+        expect(f.confidence).toBe("unverified");
+        expect(["prior-edition", "secondary", "unsourced"]).toContain(f.basis);
       }
-      for (const c of p.pcnConditions) expect(c.confidence).toBe("unverified");
     }
   });
 
-  it("holds no limit the reference marks UNCONFIRMED (e.g. NWPs 21, 40, 43, 44, 51, 60)", () => {
-    for (const n of [21, 40, 43, 44, 50, 51, 52, 60]) expect(ds.permitsByNumber.get(n)!.raw.acreageLimits).toEqual([]);
+  it("holds limit terms for every permit but 48, 49, 53 and 55 (no belief held), each at its basis", () => {
+    expect(ds.raw.permits.filter((p) => !p.limitTerms.held).map((p) => p.number)).toEqual([48, 49, 53, 55]);
+    expect(ds.permitsByNumber.get(1)!.raw.limitTerms).toMatchObject({ held: true, basis: "prior-edition", summary: "No loss limit: a Section 10 permit only." });
+    for (const p of ds.raw.permits) expect(["prior-edition", "secondary", "unsourced"]).toContain(p.limitTerms.basis);
+  });
+
+  it("holds notification terms for every permit but NWP 60, each at its basis; NWPs 29 and 39 need a PCN for every activity", () => {
+    expect(ds.raw.permits.filter((p) => !p.notification.held).map((p) => p.number)).toEqual([60]);
+    for (const n of [29, 39]) expect(ds.permitsByNumber.get(n)!.raw.pcnConditions.map((c) => [c.kind, c.basis])).toEqual([["always", "unsourced"]]);
+  });
+
+  it("holds a limit the reference marks UNCONFIRMED only at basis unsourced (NWPs 21, 43, 44, 50, 51, 52), none for NWP 60", () => {
+    for (const n of [21, 43, 44, 50, 51, 52]) expect(ds.permitsByNumber.get(n)!.raw.acreageLimits.map((l) => l.basis)).toEqual(["unsourced"]);
+    expect(ds.permitsByNumber.get(60)!.raw.acreageLimits).toEqual([]);
     for (const n of [12, 14, 29, 39, 42, 57, 58]) expect(ds.permitsByNumber.get(n)!.raw.acreageLimits.length).toBeGreaterThan(0);
   });
 
   it("uses only https URLs on government domains, in every data file", () => {
-    const urls = (Object.keys(DATA_FILES) as DataFileKey[]).flatMap((k) => urlsIn(read(k)));
+    // Provenance says where a text was actually read (a county's records system, a mirror): the one
+    // place a non-government address belongs; it is never served as a source.
+    const served = (k: DataFileKey) => JSON.parse(JSON.stringify(read(k), (key, v) => (key === "provenance" || key === "unchangedBy" ? undefined : v)));
+    const urls = (Object.keys(DATA_FILES) as DataFileKey[]).flatMap((k) => urlsIn(served(k)));
     expect(urls.length).toBeGreaterThan(100);
     const bad = urls.filter((u) => !isGovUrl(u));
     expect(bad).toEqual([]);

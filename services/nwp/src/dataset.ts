@@ -29,7 +29,7 @@ function readJson(file: string): unknown {
 /** An Ajv instance holding every schema of data/nwp/schemas (exported for the schema tests). */
 export function createValidator(dir = nwpDataDir()): { validate: (key: DataFileKey, value: unknown) => string[] } {
   const schemaDir = path.join(dir, "schemas");
-  const ajv = new Ajv({ allErrors: true, strict: true });
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
   ajv.addSchema(readJson(path.join(schemaDir, "defs.schema.json")) as object);
   const fns = Object.fromEntries(
     (Object.keys(DATA_FILES) as DataFileKey[]).map((k) => {

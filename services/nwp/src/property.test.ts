@@ -1,5 +1,6 @@
 // Random requests only ever produce a determination or InvalidArgument, and the same request
 // always produces the same answer.
+import { TODAY } from "./test-support.js";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { create } from "@bufbuild/protobuf";
@@ -11,7 +12,7 @@ import { createNwpService } from "./service.js";
 import { isGovUrl, realDataset, urlsIn } from "./test-support.js";
 
 const ds = realDataset();
-const svc = createNwpService(ds);
+const svc = createNwpService(ds, () => TODAY);
 
 const id = (known: string[]) => fc.oneof(fc.constantFrom(...known), fc.constantFrom(...known).map((s) => s.toLowerCase()), fc.string({ maxLength: 6 }), fc.constant(""));
 const num = fc.oneof(fc.double(), fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(0, 0.1, 0.5, 1 / 3, -0, Number.NaN, Number.POSITIVE_INFINITY, -1));
@@ -42,19 +43,22 @@ function outcome(run: () => unknown): string {
 describe("property: engine", () => {
   it("random inputs give a determination or InvalidArgument, deterministically", () => {
     fc.assert(fc.property(looseProject, (p) => {
-      const a = outcome(() => determine(ds, p));
-      expect(outcome(() => determine(ds, structuredClone(p)))).toBe(a);
+      const a = outcome(() => determine(ds, p, TODAY));
+      expect(outcome(() => determine(ds, structuredClone(p), TODAY))).toBe(a);
       const parsed = JSON.parse(a);
       if (parsed.ok) {
         const d = parsed.ok.determination;
         expect(["nwp-likely", "nwp-with-pcn", "individual-permit-likely", "insufficient-data"]).toContain(d.verdict);
-        expect(d.pcn.required).toBe(d.pcn.triggers.length > 0);
+        // A trigger makes it true; without one it is never false unless the terms may relax.
+        if (d.pcn.triggers.length > 0) expect(d.pcn.required).toBe(true);
+        else expect(d.pcn.required).not.toBe(true);
+        if (d.verdict === "nwp-likely") expect(d.pcn.required).toBe(false);
         expect(d.pcn.reviewDays).toBe(45);
         expect(d.coverageGaps[0]).toMatch(/waters of the United States/);
         expect(d.districtLayer.conditionsCompiled).toBe(false);
         for (const c of d.candidates) {
           const codes = c.reasons.map((r: { code: string }) => r.code);
-          if (c.eligible === null) expect(codes.some((x: string) => /not-held|not-given/.test(x))).toBe(true);
+          if (c.eligible === null) expect(codes.some((x: string) => /not-held|not-given|unsourced/.test(x))).toBe(true);
           if (c.eligible === false) expect(codes.some((x: string) => x.endsWith("exceeds-limit"))).toBe(true);
         }
         expect(urlsIn(d).filter((u) => !isGovUrl(u))).toEqual([]);

@@ -1,3 +1,4 @@
+import { TODAY } from "./test-support.js";
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -11,7 +12,7 @@ import { createNwpService } from "./service.js";
 import { isGovUrl, project, realDataset, urlsIn } from "./test-support.js";
 
 const ds = realDataset();
-const svc = createNwpService(ds);
+const svc = createNwpService(ds, () => TODAY);
 const ctx = {} as never; // the handlers do not use the context
 
 // Handlers may throw synchronously or reject: both count.
@@ -28,7 +29,7 @@ async function rejection(call: () => unknown): Promise<ConnectError> {
 describe("determine", () => {
   it("returns the determination, normalised input and ruleset", async () => {
     const res = await svc.determine(create(DetermineRequestSchema, { project: { ...project({ state: "tx" }) } }), ctx);
-    expect(res.determination?.verdict).toBe(Verdict.NWP_LIKELY);
+    expect(res.determination?.verdict).toBe(Verdict.NWP_WITH_PCN);
     expect(res.determination?.candidates[0]).toMatchObject({ number: 29, eligible: true });
     expect(res.determination?.candidates[0].reasons[0].confidence).toBe(Confidence.UNVERIFIED);
     expect(res.input?.state).toBe("TX");
@@ -68,7 +69,7 @@ describe("determineBatch", () => {
     ].map((p, index) => ({ index, project: p }));
     const res = await svc.determineBatch(create(DetermineBatchRequestSchema, { projects }), ctx);
     expect(res.items.map((i) => [i.index, i.ok])).toEqual([[0, true], [1, false], [2, true], [3, false], [4, true]]);
-    expect(res.items.map((i) => i.determination?.verdict)).toEqual([Verdict.NWP_LIKELY, undefined, Verdict.NWP_WITH_PCN, undefined, Verdict.INDIVIDUAL_PERMIT_LIKELY]);
+    expect(res.items.map((i) => i.determination?.verdict)).toEqual([Verdict.NWP_WITH_PCN, undefined, Verdict.NWP_WITH_PCN, undefined, Verdict.INDIVIDUAL_PERMIT_LIKELY]);
     expect(res.items[1].error?.violations[0]).toMatchObject({ field: "district", reason: ViolationReason.UNKNOWN_VALUE });
     expect(res.items[1].error?.violations[0].knownValues).toHaveLength(38);
     expect(res.items[3].error?.violations[0]).toMatchObject({ field: "permanentImpactAcres", reason: ViolationReason.MALFORMED });

@@ -5,6 +5,8 @@ import { derivedOnce } from "@permits/common/freeze";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
+import { basisOf } from "@permits/common/basis";
+import { coverageOf } from "./holdings.js";
 import {
   ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
   GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
@@ -13,7 +15,7 @@ import {
 } from "@permits/proto/nwp/v1/nwp";
 import {
   decide, validateProject, violationMessage,
-  type Confidence as ConfidenceText, type Dataset, type DeterminationOut, type NormalizedInput, type RawLimit, type VerdictId,
+  type Confidence as ConfidenceText, type Dataset, type DeterminationOut, type NormalizedInput, type RawLimit, type RawNotification, type VerdictId,
 } from "./engine/index.js";
 
 export const MAX_BATCH = 100;
@@ -36,9 +38,13 @@ export function toDeterminationInit(d: DeterminationOut): DeterminationInit {
       number: c.number,
       title: c.title,
       eligible: c.eligible ?? undefined,
-      reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence] })),
+      reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence], basis: basisOf(r.basis) })),
     })),
-    pcn: { ...d.pcn, triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence] })) },
+    pcn: {
+      required: d.pcn.required ?? undefined,
+      reviewDays: d.pcn.reviewDays,
+      triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) })),
+    },
     districtLayer: shared(DistrictLayerSchema, d.districtLayer),
     stateLayer: shared(StateLayerSchema, d.stateLayer),
     coverageGaps: d.coverageGaps,
@@ -61,7 +67,11 @@ function inputInit(i: NormalizedInput): MessageInitShape<typeof ProjectInputSche
 function limitInit(l: RawLimit | null | undefined) {
   if (!l) return undefined;
   const scope = l.appliesTo.length === 4 ? "all resource types" : l.appliesTo.join(", ");
-  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence] };
+  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence], basis: basisOf(l.basis) };
+}
+
+function termsInit(t: RawNotification) {
+  return { held: t.held, summary: t.summary, sourceUrl: t.sourceUrl, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) };
 }
 
 function buildLookups(ds: Dataset) {
@@ -77,7 +87,12 @@ function buildLookups(ds: Dataset) {
       number: p.number, title: p.title, sourceUrl: p.sourceUrl, confidence: CONFIDENCE[p.confidence],
       acreageLimit: limitInit(p.acreageLimits[0]),
       streamBedLinearFeetLimit: limitInit(p.streamBedLinearFeetLimit),
-      pcnConditions: p.pcnConditions.map((c) => ({ ...c, confidence: CONFIDENCE[c.confidence] })),
+      pcnConditions: p.pcnConditions.map((c) => ({
+        kind: c.kind, threshold: c.threshold, unit: c.unit, description: c.description, sourceUrl: c.sourceUrl,
+        confidence: CONFIDENCE[c.confidence], basis: basisOf(c.basis),
+      })),
+      notification: termsInit(p.notification),
+      limitTerms: termsInit(p.limitTerms),
       notes: [p.titleBasis, ...extra, ...p.unscreenedPcnTriggers, ...(p.suspendedIn ? [p.suspendedIn.description] : []), ...p.notes,
         ...(p.acreageLimits.length === 0 ? ["No acreage limit is held for this permit in this dataset."] : [])],
     });
@@ -106,14 +121,19 @@ function buildLookups(ds: Dataset) {
   };
 }
 
-export function createNwpService(ds: Dataset): ServiceImpl<typeof NwpService> {
+/** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
+export function createNwpService(ds: Dataset, today: () => string): ServiceImpl<typeof NwpService> {
   const L = buildLookups(ds);
+  const coverage = coverageOf(ds, L.ruleset); // static: built once
   return {
+    getCoverage() {
+      return coverage;
+    },
     determine(req) {
       const v = validateProject(ds, req.project);
       if (!v.ok) throw invalidArgument(violationMessage(v.violations), v.violations);
       return create(DetermineResponseSchema, {
-        determination: toDeterminationInit(decide(ds, v.input)),
+        determination: toDeterminationInit(decide(ds, v.input, today())),
         input: inputInit(v.input),
         ruleset: L.ruleset,
       });
@@ -135,7 +155,7 @@ export function createNwpService(ds: Dataset): ServiceImpl<typeof NwpService> {
             error: create(BadRequestSchema, { violations: v.violations.map((x) => ({ ...x, knownValues: x.knownValues ?? [] })) }),
           });
         }
-        return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(decide(ds, v.input)) });
+        return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(decide(ds, v.input, today())) });
       });
       return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset });
     },

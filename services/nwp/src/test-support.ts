@@ -42,3 +42,6 @@ export const project = (over: Record<string, unknown> = {}) => ({
   permanentImpactAcres: 0.3,
   ...over,
 });
+
+/** The evaluation date the tests run on, pinned so date-dependent answers never drift. */
+export const TODAY = "2026-11-24";

@@ -1,9 +1,10 @@
+import { evaluationDateOf } from "@permits/common/clock";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { loadDataset } from "./dataset.js";
 import { createStormwaterService } from "./service.js";
 
 /** The stormwater service with its dataset loaded, validated and indexed once. */
-export async function build(_ctx: BuildContext): Promise<BuiltService<typeof StormwaterService>> {
-  return { service: StormwaterService, impl: createStormwaterService(loadDataset()), close: async () => {} };
+export async function build(ctx: BuildContext): Promise<BuiltService<typeof StormwaterService>> {
+  return { service: StormwaterService, impl: createStormwaterService(loadDataset(), evaluationDateOf(ctx.env, ctx.clock)), close: async () => {} };
 }

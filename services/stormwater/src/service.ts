@@ -18,14 +18,20 @@ import {
   requirementsForSite,
 } from "./engine/index.js";
 import type { Dataset } from "./engine/types.js";
+import { coverageOf } from "./engine/holdings.js";
 
-export function createStormwaterService(dataset: Dataset): ServiceImpl<typeof StormwaterService> {
+/** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
+export function createStormwaterService(dataset: Dataset, today: () => string): ServiceImpl<typeof StormwaterService> {
+  const coverage = coverageOf(dataset); // static: built once
   return {
     determine(req) {
-      return create(DetermineResponseSchema, { determination: determineStormwater(dataset, req.site) });
+      return create(DetermineResponseSchema, { determination: determineStormwater(dataset, req.site, today()) });
     },
     getRequirements(req) {
-      return create(GetRequirementsResponseSchema, { result: requirementsForSite(dataset, req.site) });
+      return create(GetRequirementsResponseSchema, { result: requirementsForSite(dataset, req.site, today()) });
+    },
+    getCoverage() {
+      return coverage;
     },
     listJurisdictions() {
       return create(ListJurisdictionsResponseSchema, { ...listJurisdictions(dataset), datasetVersion: dataset.version });

@@ -1,8 +1,8 @@
 // The caller's own account: usage read-out (document 1 rules) and legacy key recovery (document 2).
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WindowStatusSchema } from "@permits/proto/ratelimit/v1/ratelimit";
-import type { AppDeps } from "../../app.js";
-import { policyOf, tierWord, writeLimitHeaders } from "../../http/access.js";
+import type { AppDeps } from "../../deps.js";
+import { policyOf, underPolicy, tierWord, writeLimitHeaders } from "../../http/access.js";
 import { parseFields } from "../../http/fields.js";
 import { Problem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
@@ -58,7 +58,8 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       handler: async (req, reply) => {
         parseFields({}, req.query, "query");
         const principal = req.principal!;
-        const usage = await ratelimit.getUsage({ policy: policyOf(req), bucket: principal.bucket });
+        const policy = policyOf(req);
+        const usage = await underPolicy(req, policy, ratelimit.getUsage({ policy, bucket: principal.bucket }));
         writeLimitHeaders(reply, usage.windows, usage.bindingWindow, principal.billable, deps.clock.now());
         const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
         const quota = usage.windows.find((w) => w.quota);

@@ -1,8 +1,8 @@
 // The OpenAPI 3.1 document, built at start from the route table and the proto descriptors,
 // so it stays complete as routes are added.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
-import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
+import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
+import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
 import type { RouteSpec } from "../../http/route-table.js";
@@ -65,6 +65,14 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
   const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
   for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
   for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
+  // GET /api/v1/coverage: document 1's envelope around both read-outs.
+  const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
+  const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);
+  schemas.Coverage = {
+    type: "object",
+    required: ["stormwater", "nwp"],
+    properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
+  };
   schemas.JurisdictionList = {
     type: "object",
     required: ["count", "verifiedCount", "jurisdictions"],

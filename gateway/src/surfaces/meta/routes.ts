@@ -1,5 +1,5 @@
 // Static discovery documents: the endpoint index, OpenAPI and pricing. Unmetered, cacheable.
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { buildOpenApi } from "./openapi.js";
 import { PRICING } from "./pricing.js";

@@ -11,6 +11,8 @@ export const PROJECT_FIELDS: FieldTable = {
   permanentImpactAcres: { type: "number", minimum: 0, description: "Permanent loss of waters of the United States, in acres." },
   temporaryImpactAcres: { type: "number", minimum: 0, nullable: true, description: "Temporary impact, in acres." },
   streamBedLinearFeet: { type: "number", minimum: 0, nullable: true, description: "Stream-bed loss, in linear feet." },
+  startDate: { type: "string", format: "date", nullable: true, description: "Planned start (yyyy-mm-dd). Compared with the ruleset's expiry: a coverage gap where it falls after it; never changes the verdict." },
+  endDate: { type: "string", format: "date", nullable: true, description: "Planned end (yyyy-mm-dd), as startDate." },
 };
 
 export const PROJECT_REQUIRED = ["state", "district", "activity", "aquaticResourceType", "permanentImpactAcres"];

@@ -11,7 +11,7 @@ import {
   StateCertificationSchema,
   type BatchProject,
 } from "@permits/proto/nwp/v1/nwp";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { parseFields } from "../../http/fields.js";
 import { fieldTableSchema } from "../../http/json-schema.js";
 import { Problem, problemOfBadRequest, toProblem } from "../../http/problems.js";

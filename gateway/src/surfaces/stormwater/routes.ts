@@ -6,7 +6,7 @@ import {
   JurisdictionSchema,
   RequirementsResultSchema,
 } from "@permits/proto/stormwater/v1/stormwater";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { parseFields, type FieldTable } from "../../http/fields.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";

@@ -4,6 +4,7 @@ import type {
   RawActivity, RawDataset, RawDistrict, RawLimit, RawPermit, RawRuleset, RawStateCertification, ResourceType,
 } from "./types.js";
 import { RESOURCE_TYPES } from "./types.js";
+import { basisPhrase, mayRelax } from "@permits/common/basis";
 
 export interface CompiledPermit {
   raw: RawPermit;
@@ -14,8 +15,12 @@ export interface CompiledPermit {
   linearByType: Record<ResourceType, RawLimit | undefined>;
   /** Gap text when no acreage limit is held for a resource type (undefined when one is held). */
   acreageGapByType: Record<ResourceType, string | undefined>;
-  /** Gap text when this permit is a candidate with eligible true but no PCN condition is held. */
-  pcnNotHeldGap: string;
+  /**
+   * Why "no PCN" cannot be said for this permit even when no held condition triggers (undefined
+   * when it can: terms held in full, on a basis that may relax, with no trigger on facts the
+   * request does not carry).
+   */
+  noPcnUnknownBecause: string | undefined;
   /** Gap texts for an "always" PCN condition when the candidate could not be assessed. */
   alwaysPcnGaps: string[];
   unscreenedPcnGaps: string[];
@@ -87,12 +92,22 @@ function compilePermit(p: RawPermit): CompiledPermit {
     acreageByType,
     linearByType: byType(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []),
     acreageGapByType,
-    pcnNotHeldGap: `PCN terms for ${label} are not held, so no PCN trigger could be checked for it; a PCN may still be required by the permit text or the general conditions.`,
+    noPcnUnknownBecause: noPcnUnknownBecause(p),
     alwaysPcnGaps: always.map((c) => `If ${label} applies: ${c.description}`),
     unscreenedPcnGaps: p.unscreenedPcnTriggers.map((t) => `${label}: ${t} The request does not carry these facts, so they were not screened.`),
     suspendedStates: new Set(p.suspendedIn?.states ?? []),
     suspendedGap: p.suspendedIn ? `${p.suspendedIn.description} (${p.suspendedIn.confidence})` : undefined,
   };
+}
+
+function noPcnUnknownBecause(p: RawPermit): string | undefined {
+  const n = p.notification;
+  if (!n.held) return "its notification terms are not held";
+  if (!mayRelax(n)) return `its notification terms are ${basisPhrase(n)}`;
+  const weak = p.pcnConditions.find((c) => !mayRelax(c));
+  if (weak) return `a notification threshold of it is ${basisPhrase(weak)}`;
+  if (p.unscreenedPcnTriggers.length > 0) return "its notification also turns on facts the request does not carry";
+  return undefined;
 }
 
 function compileDistrict(d: RawDistrict): CompiledDistrict {

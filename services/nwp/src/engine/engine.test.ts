@@ -1,3 +1,4 @@
+import { TODAY } from "../test-support.js";
 import { describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { badRequestOf, ViolationReason } from "@permits/common/errors";
@@ -5,26 +6,26 @@ import { decide, determine, validateProject, type NormalizedInput } from "./inde
 import { fixtureDataset, project, realDataset } from "../test-support.js";
 
 const ds = realDataset();
-const run = (over: Record<string, unknown>) => determine(ds, project(over)).determination;
+const run = (over: Record<string, unknown>) => determine(ds, project(over), TODAY).determination;
 
 describe("verdict table (real 2026 dataset)", () => {
   it.each([
     // activity, resource, acres, verdict, eligible per candidate
-    ["residential-development", "wetland", 0.3, "nwp-likely", [true]],
-    ["residential-development", "wetland", 0.5, "nwp-likely", [true]], // at the limit is within
+    ["residential-development", "wetland", 0.3, "nwp-with-pcn", [true]],
+    ["residential-development", "wetland", 0.5, "nwp-with-pcn", [true]], // at the limit is within
     ["residential-development", "wetland", 0.51, "individual-permit-likely", [false]],
     ["residential-development", "tidal", 0.1, "insufficient-data", [null]], // held limit is non-tidal only
-    ["road-crossing", "tidal", 0.3, "nwp-likely", [true]], // 0.3 <= 1/3 acre tidal
+    ["road-crossing", "tidal", 0.3, "nwp-with-pcn", [true]], // 0.3 <= 1/3 acre tidal
     ["road-crossing", "tidal", 0.34, "individual-permit-likely", [false]],
-    ["road-crossing", "stream", 0.45, "nwp-likely", [true]], // non-tidal limit 1/2 acre
-    ["utility-line", "wetland", 0.3, "nwp-likely", [true, true]],
+    ["road-crossing", "stream", 0.45, "nwp-with-pcn", [true]], // non-tidal limit 1/2 acre
+    ["utility-line", "wetland", 0.3, "nwp-with-pcn", [true, true]],
     ["utility-line", "open-water", 0.75, "individual-permit-likely", [false, false]],
     ["oil-gas-pipeline", "wetland", 0.2, "nwp-with-pcn", [true]],
-    ["oil-gas-pipeline", "wetland", 0.1, "nwp-likely", [true]], // PCN only when above 1/10 acre
+    ["oil-gas-pipeline", "wetland", 0.1, "nwp-with-pcn", [true]], // below the 1/10-acre trigger, but its terms are secondary: PCN unknown, never "no PCN"
     ["oil-gas-pipeline", "wetland", 0.6, "individual-permit-likely", [false]],
     ["mining", "wetland", 0.2, "insufficient-data", [null, null, null, null]],
     ["aquatic-restoration", "stream", 0, "insufficient-data", [null, null, null]],
-    ["commercial-development", "wetland", 0.25, "nwp-likely", [true]],
+    ["commercial-development", "wetland", 0.25, "nwp-with-pcn", [true]],
   ] as const)("%s / %s / %d acres -> %s", (activity, aquaticResourceType, acres, verdict, eligible) => {
     const d = run({ activity, aquaticResourceType, permanentImpactAcres: acres });
     expect(d.verdict).toBe(verdict);
@@ -45,11 +46,12 @@ describe("verdict table (real 2026 dataset)", () => {
     expect(c.reasons[0].derivation).toMatch(/^2 > 0\.5 acres/);
   });
 
-  it("eligible null carries limit-not-held and a coverage gap naming the permit", () => {
+  it("eligible null carries limit-not-held or limit-unsourced, and a coverage gap naming the permit", () => {
     const d = run({ activity: "mining", permanentImpactAcres: 0.2 });
-    expect(d.candidates[0].reasons[0].code).toBe("limit-not-held");
-    expect(d.coverageGaps.some((g) => g.startsWith("No acreage limit for NWP 44 (Mining Activities) is held"))).toBe(true);
-    expect(d.pcn.required).toBe(false);
+    expect(d.candidates[0].reasons[0].code).toBe("limit-unsourced"); // NWP 21's believed 1/2 acre: may exclude, never admit
+    expect(d.candidates.find((c) => c.number === 49)!.reasons[0].code).toBe("limit-not-held");
+    expect(d.coverageGaps.some((g) => g.startsWith("No acreage limit for NWP 49 (Coal Remining Activities) is held"))).toBe(true);
+    expect(d.pcn.required).toBeNull();
     // NWP 21 needs written authorization if it applies: said as a gap, not as a PCN trigger.
     expect(d.coverageGaps.some((g) => g.startsWith("If NWP 21 (Surface Coal Mining Activities) applies"))).toBe(true);
   });
@@ -70,7 +72,8 @@ describe("verdict table (real 2026 dataset)", () => {
 
   it("no PCN trigger for a candidate that is not eligible", () => {
     const d = run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.6 });
-    expect(d.pcn).toMatchObject({ required: false, triggers: [] });
+    // No NWP path is established, so there is nothing to notify on: unknown, never "no PCN".
+    expect(d.pcn).toMatchObject({ required: null, triggers: [] });
   });
 
   it("headline is one sentence and says unverified when the verdict rests on unverified limits", () => {
@@ -128,13 +131,14 @@ describe("paths the held facts do not reach (fixture dataset)", () => {
   // NWP 21 with a verified limit (its always-PCN condition stays).
   const fx = fixtureDataset((raw) => {
     const p29 = raw.permits.find((p) => p.number === 29)!;
-    p29.acreageLimits = [{ ...p29.acreageLimits[0], appliesTo: ["wetland", "stream", "open-water", "tidal"], confidence: "verified" }];
-    p29.streamBedLinearFeetLimit = { appliesTo: ["stream"], value: 300, unit: "linear feet", display: "300 linear feet", derivation: "Fixture limit for the test.", sourceUrl: p29.sourceUrl, confidence: "verified" };
-    p29.pcnConditions = [{ kind: "linear-feet-above", threshold: 100, unit: "linear feet", description: "Fixture PCN.", sourceUrl: p29.sourceUrl, confidence: "verified" }];
+    p29.acreageLimits = [{ ...p29.acreageLimits[0], appliesTo: ["wetland", "stream", "open-water", "tidal"], confidence: "verified", basis: "official-text" }];
+    p29.streamBedLinearFeetLimit = { appliesTo: ["stream"], value: 300, unit: "linear feet", display: "300 linear feet", derivation: "Fixture limit for the test.", sourceUrl: p29.sourceUrl, confidence: "verified", basis: "official-text" };
+    p29.pcnConditions = [{ kind: "linear-feet-above", threshold: 100, unit: "linear feet", description: "Fixture PCN.", sourceUrl: p29.sourceUrl, confidence: "verified", basis: "official-text" }];
+    p29.notification = { held: true, summary: "Fixture: PCN above 100 linear feet only.", sourceUrl: p29.sourceUrl, confidence: "verified", basis: "official-text" };
     const p21 = raw.permits.find((p) => p.number === 21)!;
     p21.acreageLimits = [{ ...p29.acreageLimits[0] }];
   });
-  const fxRun = (over: Record<string, unknown>) => determine(fx, project(over)).determination;
+  const fxRun = (over: Record<string, unknown>) => determine(fx, project(over), TODAY).determination;
 
   it("linear feet within and below the PCN threshold: nwp-likely, no 'unverified' in the headline", () => {
     const d = fxRun({ aquaticResourceType: "stream", permanentImpactAcres: 0.2, streamBedLinearFeet: 80 });
@@ -212,7 +216,7 @@ describe("validation", () => {
   it("determine throws ConnectError InvalidArgument carrying the violations", () => {
     let err: unknown;
     try {
-      determine(ds, project({ district: "XYZ", permanentImpactAcres: undefined }));
+      determine(ds, project({ district: "XYZ", permanentImpactAcres: undefined }), TODAY);
     } catch (e) {
       err = e;
     }
@@ -223,7 +227,7 @@ describe("validation", () => {
 
   it("decide is deterministic", () => {
     const input: NormalizedInput = { state: "CA", district: "SPK", activity: "utility-line", aquaticResourceType: "stream", permanentImpactAcres: 0.25, streamBedLinearFeet: 10 };
-    expect(JSON.stringify(decide(ds, input))).toBe(JSON.stringify(decide(ds, { ...input })));
+    expect(JSON.stringify(decide(ds, input, TODAY))).toBe(JSON.stringify(decide(ds, { ...input }, TODAY)));
   });
 });
 
@@ -231,10 +235,10 @@ describe("throughput", () => {
   it("decides well over 20,000 projects per second on one core", () => {
     const inputs = ds.activityIds.flatMap((activity, i) => ds.resourceTypes.map((aquaticResourceType) =>
       project({ activity, aquaticResourceType, state: ds.stateCodes[i], district: ds.districtCodes[i], permanentImpactAcres: (i % 7) / 10, streamBedLinearFeet: 50 })));
-    for (let i = 0; i < 2000; i++) determine(ds, inputs[i % inputs.length]); // warm-up
+    for (let i = 0; i < 2000; i++) determine(ds, inputs[i % inputs.length], TODAY); // warm-up
     const n = 40_000;
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) determine(ds, inputs[i % inputs.length]);
+    for (let i = 0; i < n; i++) determine(ds, inputs[i % inputs.length], TODAY);
     const perSecond = n / ((performance.now() - t0) / 1000);
     expect(perSecond).toBeGreaterThan(20_000);
   });

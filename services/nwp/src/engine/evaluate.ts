@@ -28,11 +28,24 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
         : `permanent loss ${fmt(loss)} acres (${t}); NWP ${p.number} limits held only for: ${p.raw.acreageLimits.map((l) => `${l.display} (${l.appliesTo.join(", ")})`).join("; ")}`,
       sourceUrl: none ? fallbackUrl : p.raw.acreageLimits[0].sourceUrl,
       confidence: "unverified",
+      basis: none ? "unsourced" : p.raw.acreageLimits[0].basis,
+    });
+    return "unknown";
+  }
+  const within = loss <= lim.value;
+  if (within && lim.basis === "unsourced") {
+    // A limit no source states may exclude a project (cautious), never admit one.
+    reasons.push({
+      code: "limit-unsourced",
+      message: `${acres(loss)} of permanent loss is within the ${lim.display} limit believed for NWP ${p.number}, but no source for that limit was read, so eligibility is not assessed.`,
+      derivation: `${fmt(loss)} <= ${fmt(lim.value)} acres (${lim.display}, unsourced). ${lim.derivation}`,
+      sourceUrl: lim.sourceUrl,
+      confidence: "unverified",
+      basis: lim.basis,
     });
     return "unknown";
   }
   used.push(lim);
-  const within = loss <= lim.value;
   if (!within) exceeded.push(lim);
   const scope = lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
   reasons.push({
@@ -43,6 +56,7 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
     derivation: `${fmt(loss)} ${within ? "<=" : ">"} ${fmt(lim.value)} acres (${lim.display}). ${lim.derivation}`,
     sourceUrl: lim.sourceUrl,
     confidence: lim.confidence,
+    basis: lim.basis,
   });
   return within ? "within" : "exceeds";
 }
@@ -58,6 +72,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, reasons: ReasonOu
       derivation: `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`,
       sourceUrl: lim.sourceUrl,
       confidence: lim.confidence,
+      basis: lim.basis,
     });
     return "unknown";
   }
@@ -72,6 +87,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, reasons: ReasonOu
     derivation: `${fmt(lf)} ${within ? "<=" : ">"} ${fmt(lim.value)} linear feet (${lim.display}). ${lim.derivation}`,
     sourceUrl: lim.sourceUrl,
     confidence: lim.confidence,
+    basis: lim.basis,
   });
   return within ? "within" : "exceeds";
 }
@@ -98,7 +114,7 @@ export function pcnTriggers(p: CompiledPermit, input: NormalizedInput): PcnTrigg
     } else if (c.kind === "linear-feet-above" && c.threshold !== undefined && input.streamBedLinearFeet !== undefined && input.streamBedLinearFeet > c.threshold) {
       hit = { threshold: `stream-bed loss above ${feet(c.threshold)}: ${c.description}`, inputValue: feet(input.streamBedLinearFeet) };
     }
-    if (hit) out.push({ permitNumber: p.number, ...hit, sourceUrl: c.sourceUrl, confidence: c.confidence as Confidence });
+    if (hit) out.push({ permitNumber: p.number, ...hit, sourceUrl: c.sourceUrl, confidence: c.confidence as Confidence, basis: c.basis });
   }
   return out;
 }

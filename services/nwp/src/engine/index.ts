@@ -1,4 +1,4 @@
-// The pure nwp engine: no I/O, no clock. dataset.ts loads the files; service.ts wraps results.
+// The pure nwp engine: no I/O, no clock (the evaluation date is an argument). dataset.ts loads the files; service.ts wraps results.
 import { invalidArgument } from "@permits/common/errors";
 import type { Dataset } from "./compile.js";
 import { decide } from "./determine.js";
@@ -13,8 +13,8 @@ export type { ValidationResult } from "./validate.js";
 export * from "./types.js";
 
 /** Validates then decides; invalid input throws ConnectError InvalidArgument with every violation. */
-export function determine(ds: Dataset, input: ProjectInputLike | undefined | null): { input: NormalizedInput; determination: DeterminationOut } {
+export function determine(ds: Dataset, input: ProjectInputLike | undefined | null, today: string): { input: NormalizedInput; determination: DeterminationOut } {
   const v = validateProject(ds, input);
   if (!v.ok) throw invalidArgument(violationMessage(v.violations), v.violations);
-  return { input: v.input, determination: decide(ds, v.input) };
+  return { input: v.input, determination: decide(ds, v.input, today) };
 }

@@ -2,10 +2,24 @@
 // The engine works on plain objects; only service.ts turns them into protobuf messages.
 
 export type Confidence = "verified" | "unverified";
+export type { BasisWord } from "@permits/common/basis";
+import type { BasisWord } from "@permits/common/basis";
+
+/** Where and on what a fact rests (the rule of caution reads `basis` and `unchangedBy`). */
+export interface Grounding {
+  basis: BasisWord;
+  /** Where the text was read, when not sourceUrl itself (a copy, a form, an edition). */
+  provenance?: string;
+  /** The edition read, for a prior-edition basis. */
+  edition?: string;
+  /** A source saying the 2026 text did not change this prior-edition term. */
+  unchangedBy?: string;
+  quote?: string;
+}
 export type ResourceType = "wetland" | "stream" | "open-water" | "tidal";
 export const RESOURCE_TYPES: readonly ResourceType[] = ["wetland", "stream", "open-water", "tidal"];
 
-export interface RawLimit {
+export interface RawLimit extends Grounding {
   appliesTo: ResourceType[];
   value: number;
   unit: "acres" | "linear feet";
@@ -15,11 +29,23 @@ export interface RawLimit {
   confidence: Confidence;
 }
 
-export interface RawPcnCondition {
+export interface RawPcnCondition extends Grounding {
   kind: "always" | "acreage-above" | "linear-feet-above";
   threshold?: number;
   unit: "" | "acres" | "linear feet";
   description: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
+/**
+ * A permit's terms of one kind as a whole (notification terms; limit terms). For notification: `held` true: `pcnConditions` and `unscreenedPcnTriggers`
+ * are the permit's complete notification terms as read (or believed, per `basis`); an empty list
+ * then means "no PCN" on that basis. `held` false: not known at all.
+ */
+export interface RawNotification extends Grounding {
+  held: boolean;
+  summary: string;
   sourceUrl: string;
   confidence: Confidence;
 }
@@ -35,6 +61,9 @@ export interface RawPermit {
   streamBedLinearFeetLimit: RawLimit | null;
   pcnConditions: RawPcnCondition[];
   unscreenedPcnTriggers: string[];
+  notification: RawNotification;
+  /** What is known of its limits as a whole (descriptive; the engine compares acreageLimits). */
+  limitTerms: RawNotification;
   suspendedIn?: { states: string[]; description: string; sourceUrl: string; confidence: Confidence };
   notes: string[];
 }
@@ -103,6 +132,8 @@ export interface RawRuleset {
   confidence: Confidence;
   quote: string;
   permitCount: number;
+  /** The held ruleset that succeeds this one; null: none is held. */
+  successorId: string | null;
   reservedNumbers: { number: number; reason: string; sourceUrl: string; confidence: Confidence }[];
   pcnReview: { reviewDays: number; description: string; quote: string; sourceUrl: string; confidence: Confidence };
   sources: { label: string; url: string }[];
@@ -127,6 +158,7 @@ export interface ReasonOut {
   derivation: string;
   sourceUrl: string;
   confidence: Confidence;
+  basis: BasisWord;
 }
 
 export interface CandidateOut {
@@ -143,13 +175,15 @@ export interface PcnTriggerOut {
   inputValue: string;
   sourceUrl: string;
   confidence: Confidence;
+  basis: BasisWord;
 }
 
 export interface DeterminationOut {
   verdict: VerdictId;
   headline: string;
   candidates: CandidateOut[];
-  pcn: { required: boolean; reviewDays: number; triggers: PcnTriggerOut[] };
+  /** required null: not known (terms not held, on a basis that may not relax, or on facts not given). */
+  pcn: { required: boolean | null; reviewDays: number; triggers: PcnTriggerOut[] };
   districtLayer: { code: string; conditionsCompiled: boolean; name: string; url: string };
   stateLayer: { code: string; certificationCompiled: boolean; certifier: string };
   coverageGaps: string[];
@@ -165,6 +199,8 @@ export interface NormalizedInput {
   permanentImpactAcres: number;
   temporaryImpactAcres?: number;
   streamBedLinearFeet?: number;
+  startDate?: string;
+  endDate?: string;
 }
 
 /** What a caller may send; every field may be absent or of the wrong type. */
@@ -176,4 +212,6 @@ export interface ProjectInputLike {
   permanentImpactAcres?: unknown;
   temporaryImpactAcres?: unknown;
   streamBedLinearFeet?: unknown;
+  startDate?: unknown;
+  endDate?: unknown;
 }

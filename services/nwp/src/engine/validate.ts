@@ -1,6 +1,7 @@
 // Request validation. Shape problems (absent, wrong type, out of range) are MISSING or MALFORMED;
 // a well-formed identifier no catalogue holds is UNKNOWN_VALUE with the whole valid set, so the
 // gateway can answer 400 or 422 as document 2 requires. Every violation is reported at once.
+import { isCalendarDate } from "@permits/common/dates";
 import { ViolationReason, type Violation } from "@permits/common/errors";
 import type { Dataset } from "./compile.js";
 import type { NormalizedInput, ProjectInputLike, ResourceType } from "./types.js";
@@ -69,6 +70,20 @@ export function validateProject(ds: Dataset, input: ProjectInputLike | undefined
     nums[f.field] = v === 0 ? 0 : v; // folds -0 into 0 so the echo and messages never show "-0"
   }
 
+  const dates: Record<string, string | undefined> = {};
+  for (const field of ["startDate", "endDate"] as const) {
+    const v = src[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string" || !isCalendarDate(v)) {
+      violations.push({ field, description: `${field} must be a calendar date, yyyy-mm-dd.`, reason: ViolationReason.MALFORMED });
+      continue;
+    }
+    dates[field] = v;
+  }
+  if (dates.startDate !== undefined && dates.endDate !== undefined && dates.endDate < dates.startDate) {
+    violations.push({ field: "endDate", description: "endDate must not be before startDate.", reason: ViolationReason.MALFORMED });
+  }
+
   if (violations.length > 0) return { ok: false, violations };
   const out: NormalizedInput = {
     state: ids.state,
@@ -79,6 +94,8 @@ export function validateProject(ds: Dataset, input: ProjectInputLike | undefined
   };
   if (nums.temporaryImpactAcres !== undefined) out.temporaryImpactAcres = nums.temporaryImpactAcres;
   if (nums.streamBedLinearFeet !== undefined) out.streamBedLinearFeet = nums.streamBedLinearFeet;
+  if (dates.startDate !== undefined) out.startDate = dates.startDate;
+  if (dates.endDate !== undefined) out.endDate = dates.endDate;
   return { ok: true, input: out };
 }
 

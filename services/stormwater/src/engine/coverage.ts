@@ -1,9 +1,12 @@
 // The coverage verdict: 1 acre or more, or under 1 acre in a larger common plan. Industrial
-// activity is never answered here (verify): the federal MSGP expired on 28 February 2026.
+// activity is never answered here (verify). Where the governing permit has expired on the
+// evaluation date and no successor is held, a site that needs coverage is answered verify too.
 import { deepFreeze } from "@permits/common/freeze";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { acres, step } from "./messages.js";
-import type { Route, Dataset } from "./types.js";
+import { longDate } from "@permits/common/dates";
+import { continuationStep, expiryStep, hasLapsed } from "./term.js";
+import type { Route, Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";
 
 export interface CoverageResult {
@@ -14,15 +17,13 @@ export interface CoverageResult {
   steps: DerivationStep[];
 }
 
-export const MSGP_EXPIRY_TEXT =
-  "EPA's 2021 Multi-Sector General Permit (MSGP) expired on 28 February 2026, and new operators cannot currently obtain coverage under it";
-
 // Built once and frozen: shared by every answer, so serialised once (see derivedOnce).
 const LARGER_PLAN_TRUE = deepFreeze(step("assumption: larger common plan", "partOfLargerPlan is true: the larger common plan is taken to disturb 1 acre or more in total, which makes this site covered. If the whole plan disturbs less than 1 acre, coverage is not required."));
 const LARGER_PLAN_UNSTATED = deepFreeze(step("assumption: larger common plan", "partOfLargerPlan was not stated and is read as false (its default). If the site is part of a larger common plan that will ultimately disturb 1 acre or more, coverage is required."));
 
-export function assessCoverage(ds: Dataset, site: Site, route: Route): CoverageResult {
-  if (site.activity === "industrial") return industrial(ds, site, route);
+/** `term` is the governing permit's (undefined where none is identified); `today` the evaluation date. */
+export function assessCoverage(ds: Dataset, site: Site, route: Route, term: PermitTerm | undefined, today: string): CoverageResult {
+  if (site.activity === "industrial") return industrial(ds, site, route, term, today);
   const cgp = route.governing === "cgp";
   const citation = cgp ? ds.cgp.citations.coverageCgp : ds.cgp.citations.coverageFederal;
   const a = acres(site.acres);
@@ -45,26 +46,37 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route): CoverageR
   }
   const scope = cgp ? "" : " This is the federal floor (40 CFR 122.26); the state permit was not read and may reach further.";
   steps.unshift(step("coverage threshold", reason + scope, citation));
-  return { coverage, reason, required: coverage === Coverage.REQUIRED, steps };
+  if (!hasLapsed(term, today)) return { coverage, reason, required: coverage === Coverage.REQUIRED, steps };
+  steps.push(expiryStep(term));
+  if (coverage === Coverage.REQUIRED) {
+    // The site needs coverage, but the permit that would give it has lapsed: not answered.
+    steps.push(continuationStep(ds, term));
+    const why = site.acres >= 1
+      ? `${a} disturbed is at or above the 1-acre threshold (${site.acres} >= 1)`
+      : `${a} disturbed is below the 1-acre threshold (${site.acres} < 1), but the site is part of a larger common plan of development or sale`;
+    reason = `${why}, so permit coverage is needed; but ${term.name} expired on ${longDate(term.expiryDate)} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;
+    return { coverage: Coverage.VERIFY, reason, required: true, steps };
+  }
+  // Below the threshold no permit is needed under any edition; the expiry is still said.
+  return { coverage, reason, required: false, steps };
 }
 
-function industrial(ds: Dataset, site: Site, route: Route): CoverageResult {
-  const where = route.governing === "cgp"
-    ? "EPA is the permitting authority here."
-    : `Which permit governs industrial stormwater in ${route.name} was not confirmed and is not held by this service.`;
-  const reason = `Industrial activity: this service does not determine industrial coverage (verify). ${MSGP_EXPIRY_TEXT}. ${where} Confirm with ${route.agencyName}.`;
-  const steps = [
-    step("activity", `activity is industrial${site.sectorCode ? ` (sector ${site.sectorCode})` : ""}: the construction permit does not apply; coverage is not determined.`),
-    step(
-      "industrial permit",
-      `EPA's 2021 MSGP took effect on 1 March 2021 and expired on 28 February 2026 (Federal Register, FR Doc. 2024-29402, read on a non-government copy). Whether a 2026 MSGP has taken effect was not confirmed.`,
-      ds.cgp.citations.msgpEffective,
-    ),
-    step(
-      "expired permit continuation",
-      "An expired EPA permit continues only for permittees who already held it and applied on time, so a new operator cannot obtain coverage under the expired 2021 MSGP.",
-      ds.cgp.citations.continuation,
-    ),
-  ];
-  return { coverage: Coverage.VERIFY, reason, required: undefined, steps };
+function industrial(ds: Dataset, site: Site, route: Route, term: PermitTerm | undefined, today: string): CoverageResult {
+  const activity = step("activity", `activity is industrial${site.sectorCode ? ` (sector ${site.sectorCode})` : ""}: the construction permit does not apply; coverage is not determined.`);
+  if (!term) {
+    const federal = ds.msgp.term;
+    const msgp = hasLapsed(federal, today)
+      ? ` The federal ${federal.name}, which governs only where EPA is the permitting authority, expired on ${longDate(federal.expiryDate)}, and new operators cannot obtain coverage under an expired EPA permit.`
+      : "";
+    const reason = `Industrial activity: this service does not determine industrial coverage (verify). Which permit governs industrial stormwater in ${route.name} was not confirmed and is not held by this service.${msgp} Confirm with ${route.agencyName}.`;
+    return { coverage: Coverage.VERIFY, reason, required: undefined, steps: [activity] };
+  }
+  const since = term.effectiveDate ? ` took effect on ${longDate(term.effectiveDate)} and` : "";
+  if (hasLapsed(term, today)) {
+    const reason = `Industrial activity: this service does not determine industrial coverage (verify). ${term.name} expired on ${longDate(term.expiryDate)}, no successor permit is held, and new operators cannot obtain coverage under an expired EPA permit. EPA is the permitting authority here. Confirm with ${route.agencyName}.`;
+    return { coverage: Coverage.VERIFY, reason, required: undefined, steps: [activity, step("industrial permit", `${term.name}${since} expired on ${longDate(term.expiryDate)}; no successor is held.`, term.expiryCitation), continuationStep(ds, term)] };
+  }
+  const until = term.expiryDate ? ` It is in force until ${longDate(term.expiryDate)}.` : " Its expiry date is not held.";
+  const reason = `Industrial activity: this service does not determine industrial coverage (verify), and it does not hold the requirements of ${term.name}.${until} EPA is the permitting authority here. Confirm with ${route.agencyName}.`;
+  return { coverage: Coverage.VERIFY, reason, required: undefined, steps: [activity, step("industrial permit", `${term.name}${since} is the governing industrial permit.${until}`, term.expiryCitation)] };
 }

@@ -1,4 +1,5 @@
 // The credential gate: applies-to-site rules and what a generated document is.
+import { TODAY } from "../test-support.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { badRequestOf } from "@permits/common/errors";
@@ -69,7 +70,7 @@ describe("getCredentialGate", () => {
 
 describe("credential inside a determination", () => {
   const det = (state: string, disturbedAcres: number, partOfLargerPlan?: boolean) =>
-    determineStormwater(ds, create(SiteInputSchema, { state, activity: "construction", disturbedAcres, partOfLargerPlan }));
+    determineStormwater(ds, create(SiteInputSchema, { state, activity: "construction", disturbedAcres, partOfLargerPlan }), TODAY);
   test.each([
     ["AL", 2, undefined, true],
     ["AL", 0.5, undefined, false],

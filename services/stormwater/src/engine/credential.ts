@@ -2,6 +2,7 @@
 // document is (a deliverable, or a draft for a credentialed person).
 import { create } from "@bufbuild/protobuf";
 import { CredentialResultSchema, CredentialSchema, type Credential, type CredentialResult } from "@permits/proto/stormwater/v1/stormwater";
+import { basisOf } from "@permits/common/basis";
 import { confidenceOf, gateOf } from "./messages.js";
 import type { RawCredential } from "./raw.js";
 import type { Dataset } from "./types.js";
@@ -64,6 +65,7 @@ function gateFields(c: RawCredential, applies: Applies) {
     sourceCitation: c.sourceCitation ?? undefined,
     sourceUrl: c.sourceUrl ?? undefined,
     confidence: confidenceOf(c.confidence),
+    basis: basisOf(c.basis),
   };
 }
 

@@ -1,5 +1,6 @@
 // determineStormwater: the pure engine. Validates the site, picks the route (tribal, federal
-// facility, EPA area or state programme), then assembles prepared parts. No clock, no I/O.
+// facility, EPA area or state programme), then assembles prepared parts. No clock and no I/O:
+// the evaluation date is an argument (the service passes its clock's date).
 import { create } from "@bufbuild/protobuf";
 import { derivedOnce } from "@permits/common/freeze";
 import { Confidence } from "@permits/proto/common/v1/common";
@@ -14,13 +15,15 @@ import {
   type RequirementsResult,
   type SiteInput,
 } from "@permits/proto/stormwater/v1/stormwater";
-import { governingPermit, selectRoute } from "./authority.js";
+import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
 import { step, weakest } from "./messages.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
+  lapsedNotice,
+  partialStateNotice,
   notIdentifiedNotice,
   notRequiredNotice,
   stateNotReadNotice,
@@ -28,29 +31,37 @@ import {
   UNVERIFIED_REQUIREMENTS_NOTICE,
 } from "./notices.js";
 import { assembleCgp } from "./requirements.js";
+import { hasLapsed, projectDateFindings } from "./term.js";
 import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
 
-export function determineStormwater(ds: Dataset, input: SiteInput | undefined): Determination {
+/** `today` is the evaluation date (yyyy-mm-dd): the service clock's date. */
+export function determineStormwater(ds: Dataset, input: SiteInput | undefined, today: string): Determination {
   const site = normalizeSite(ds, input);
   const pj = ds.jurisdictions.get(site.state)!;
   const route = selectRoute(pj, site);
-  const cov = assessCoverage(ds, site, route);
-  const permit = governingPermit(ds, route, site);
+  const governing = governingPermit(ds, route, site);
+  const cov = assessCoverage(ds, site, route, governing?.term, today);
 
   const derivation = [...cov.steps, route.authorityStep, ...route.extraSteps];
   if (site.federalFacility && route.kind !== "federal-facility" && route.kind !== "tribal") derivation.push(ds.cgp.lefjStep);
 
   let requirements: Requirement[] = [];
   let screens: EligibilityScreen[] = [];
-  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, permit);
+  const lapsed = site.activity === "construction" && hasLapsed(governing?.term, today);
+  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed);
   derivation.push(outcome.step);
   if (outcome.cgpApplies) {
     const a = assembleCgp(ds, site);
     requirements = a.requirements;
     screens = a.screens;
     derivation.push(...a.steps);
+  } else if (outcome.stateApplies) {
+    requirements = governing!.state!.requirements;
   }
+  const dates = lapsed ? { steps: [], notices: [] } : projectDateFindings(governing?.term, site);
+  derivation.push(...dates.steps);
+  const notices = dates.notices.length > 0 ? [...outcome.notices, ...dates.notices] : outcome.notices;
 
   const applies = appliesForSite(route.credential, cov.required, site.acres, site.partOfLargerPlan);
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
@@ -60,17 +71,17 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined): 
   // screens and steps carry their own.
   const confidence = site.activity === "industrial"
     ? Confidence.UNVERIFIED
-    : weakest(route.confidence, route.authorityStep.citation?.confidence ?? Confidence.UNVERIFIED, permit?.confidence ?? route.confidence);
+    : weakest(route.confidence, route.authorityStep.citation?.confidence ?? Confidence.UNVERIFIED, governing?.ref.confidence ?? route.confidence);
 
   return create(DeterminationSchema, {
     coverage: cov.coverage,
     coverageReason: cov.reason,
-    permit,
+    permit: governing?.ref,
     jurisdiction: route.jurisdiction[key],
     eligibilityScreens: screens,
     requirements,
     derivation,
-    notices: outcome.notices,
+    notices,
     confidence,
     datasetVersion: ds.version,
     input: echoInput(site),
@@ -82,6 +93,8 @@ interface GoverningOutcome {
   step: DerivationStep;
   /** True where the read CGP governs and coverage is required: its requirements attach. */
   cgpApplies: boolean;
+  /** True where a state permit with requirements read governs and coverage is required. */
+  stateApplies: boolean;
   notices: string[]; // frozen, like every derivedOnce part
 }
 
@@ -90,18 +103,23 @@ interface GoverningOutcome {
  * activity, whether coverage is required and which of the route's permits applies, so each
  * combination is built once and shared (see derivedOnce).
  */
-function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, permit: PermitRef | undefined): GoverningOutcome {
+function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapsed: boolean): GoverningOutcome {
+  const permit = governing?.ref;
   const permitIndex = route.statePermits.findIndex((p) => p.ref === permit);
-  return derivedOnce(route, `${activity}|${required}|${permitIndex}`, () => {
+  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapsed}`, () => {
     const notices = [...FIXED_NOTICES];
     const agency = route.agencyName;
     let text: string;
     let cgpApplies = false;
+    let stateApplies = false;
     if (activity === "industrial") {
       text = route.governing === "cgp"
-        ? "EPA's 2021 MSGP (expired 28 February 2026); its requirements are not held."
+        ? `${ds.msgp.ref.name} (${ds.msgp.ref.version}); its requirements are not held.`
         : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`;
       notices.push(industrialNotice(agency));
+    } else if (lapsed && required) {
+      text = `${permit!.name} (${permit!.version}) has expired and no successor is held, so no requirements are listed.`;
+      notices.push(lapsedNotice(permit!.name, agency));
     } else if (route.governing === "cgp") {
       if (required) {
         cgpApplies = true;
@@ -112,16 +130,21 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
         notices.push(notRequiredNotice(agency));
       }
     } else if (route.governing === "state") {
-      text = permit
-        ? `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`
-        : `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`;
-      notices.push(required ? stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency) : notRequiredNotice(agency));
+      const read = governing?.state?.requirements.length ?? 0;
+      stateApplies = read > 0 && required === true;
+      text = !permit
+        ? `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`
+        : read > 0
+          ? `${permit.name} (${permit.version}). Identified; ${read} of its requirements ${read === 1 ? "has" : "have"} been read and ${stateApplies ? "are listed" : "would be listed where coverage is required"}, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.`
+          : `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`;
+      if (!required) notices.push(notRequiredNotice(agency));
+      else notices.push(stateApplies ? partialStateNotice(permit!.name, agency) : stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency));
     } else {
       text = `The current construction permit for ${route.name} is not verified at an official source; no requirements are listed.`;
       notices.push(required ? notIdentifiedNotice(route.name, agency) : notRequiredNotice(agency));
     }
     if (route.confidence !== Confidence.VERIFIED) notices.push(unverifiedNotice(route.name, route.note));
-    return { step: step("governing permit", text), cgpApplies, notices };
+    return { step: step("governing permit", text), cgpApplies, stateApplies, notices };
   });
 }
 
@@ -141,6 +164,6 @@ export function requirementsFromDetermination(d: Determination): RequirementsRes
   });
 }
 
-export function requirementsForSite(ds: Dataset, input: SiteInput | undefined): RequirementsResult {
-  return requirementsFromDetermination(determineStormwater(ds, input));
+export function requirementsForSite(ds: Dataset, input: SiteInput | undefined, today: string): RequirementsResult {
+  return requirementsFromDetermination(determineStormwater(ds, input, today));
 }

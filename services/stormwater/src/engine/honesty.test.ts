@@ -1,6 +1,7 @@
 // Table tests for the honesty rules of document 1 and the coverage/authority rules of issue 3.
+import { TODAY } from "../test-support.js";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { Confidence } from "@permits/proto/common/v1/common";
+import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import {
   Coverage,
   CredentialGate,
@@ -17,7 +18,7 @@ import { CGP_ID, determineStormwater, NOTICE_DRAFT_DOCUMENT, NOTICE_NO_INSPECTIO
 const ds = loadDataset();
 type SiteInit = Partial<Omit<SiteInput, "$typeName">>;
 const det = (s: SiteInit): Determination =>
-  determineStormwater(ds, create(SiteInputSchema, { activity: "construction", disturbedAcres: 3, ...s }));
+  determineStormwater(ds, create(SiteInputSchema, { activity: "construction", disturbedAcres: 3, ...s }), TODAY);
 const stepOf = (d: Determination, name: string) => d.derivation.find((x) => x.step === name);
 const raw = (code: string) => ds.jurisdictions.get(code)!.raw;
 const unverifiedCodes = ds.codes.filter((c) => raw(c).confidence === "unverified");
@@ -36,7 +37,9 @@ describe("coverage threshold", () => {
     expect(d.coverageReason).toContain(reason);
     const s = stepOf(d, "coverage threshold")!;
     expect(s.citation?.sourceCitation).toBe("2022 CGP Part 1.1 (eligibility): small construction activity");
-    expect(s.citation?.confidence).toBe(Confidence.VERIFIED);
+    // A state agency's summary of EPA's permit: a third party, so unverified.
+    expect(s.citation?.confidence).toBe(Confidence.UNVERIFIED);
+    expect(s.citation?.basis).toBe(Basis.SECONDARY);
   });
 
   test("unstated partOfLargerPlan under 1 acre is read as its default and said so", () => {
@@ -120,14 +123,33 @@ describe("permitting authority", () => {
   });
 });
 
+// States where some requirements of the governing permit have been read (a partial list).
+const partlyRead = stateRun.filter((c) => raw(c).statePermits.some((p) => p.requirements.length > 0));
+
 describe("requirements attach only where the governing permit has been read", () => {
-  test.each(stateRun)("%s: no requirements, no CGP numbers substituted, a notice names the agency", (state) => {
+  test("partly read state permits are FL, GA, NC, NY, PA and WA", () => expect(partlyRead.sort()).toEqual(["FL", "GA", "NC", "NY", "PA", "WA"]));
+
+  test.each(stateRun.filter((c) => !partlyRead.includes(c)))("%s: no requirements, no CGP numbers substituted, a notice names the agency", (state) => {
     const d = det({ state, disturbedAcres: 8 });
     expect(d.requirements).toEqual([]);
     expect(d.eligibilityScreens).toEqual([]);
     expect(d.permit?.id).not.toBe(CGP_ID);
     const agency = raw(state).agencyName;
     expect(d.notices.some((n) => n.includes(agency) && n.includes("does not mean nothing is required"))).toBe(true);
+  });
+
+  test.each(partlyRead)("%s: only the requirements read, each with its own state citation, and a notice that the list is partial", (state) => {
+    const d = det({ state, disturbedAcres: 8 });
+    const held = raw(state).statePermits[0].requirements;
+    expect(d.requirements.map((r) => r.id)).toEqual(held.map((q) => q.id));
+    for (const r of d.requirements) expect(r.citation?.sourceUrl).not.toContain("2022-construction-general-permit");
+    expect(d.eligibilityScreens).toEqual([]);
+    expect(d.permit?.id).not.toBe(CGP_ID);
+    expect(d.notices.some((n) => n.includes("Only some requirements of the governing permit") && n.includes("does not mean nothing else is required"))).toBe(true);
+  });
+
+  test("a partial state list is not attached where coverage is not required", () => {
+    expect(det({ state: "NC", disturbedAcres: 0.4 }).requirements).toEqual([]);
   });
 
   test("a verified state permit is identified: California", () => {
@@ -178,7 +200,8 @@ describe("tri-state inputs are never read as false", () => {
     [{}, ScreenStatus.UNKNOWN, null],
     [{ dischargesToImpairedWater: false }, ScreenStatus.UNKNOWN, null],
     [{ dischargesToTier2Water: false }, ScreenStatus.UNKNOWN, null],
-    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, 14],
+    // Both stated false: 14 days is believed but unsourced, and relaxing, so it is withheld.
+    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, null],
     [{ dischargesToImpairedWater: true }, ScreenStatus.ACTION_REQUIRED, 7],
     [{ dischargesToTier2Water: true, dischargesToImpairedWater: false }, ScreenStatus.ACTION_REQUIRED, 7],
   ] as const)("%j -> screen %s, stabilization %s", (extra, status, days) => {
@@ -200,9 +223,11 @@ describe("tri-state inputs are never read as false", () => {
     expect(stepOf(det({ state: "NM", disturbedAcres: 9 }), "assumption: disturbed at one time")!.result).toContain("assumed unphased, with the whole 9 acres open at once");
     expect(stepOf(det({ state: "NM", disturbedAcres: 9, maxDisturbedAcresAtOneTime: 3 }), "disturbed at one time")!.result).toBe("3 acres disturbed at one time (stated), of 9 acres in total.");
   });
-  test("aridClimate adds the reduced-frequency step, cited and unverified", () => {
+  test("aridClimate adds the reduced-frequency step, cited to EPA's inspection form; the schedule itself is not claimed", () => {
     const s = stepOf(det({ state: "NM", aridClimate: true }), "reduced inspection frequency")!;
-    expect(s.citation?.confidence).toBe(Confidence.UNVERIFIED);
+    expect(s.citation?.basis).toBe(Basis.AGENCY_FORM);
+    expect(s.citation?.confidence).toBe(Confidence.VERIFIED);
+    expect(s.result).toContain("The reduced schedule was not confirmed, so the standard values are shown.");
   });
 });
 

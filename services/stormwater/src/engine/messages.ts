@@ -1,6 +1,7 @@
 // Small builders from raw data to protobuf messages. Used at load time (static parts) and per
 // call (the few parts that carry the site's numbers).
 import { create } from "@bufbuild/protobuf";
+import { basisOf, basisPhrase, mayRelax } from "@permits/common/basis";
 import { NullValue, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { CitationSchema, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import {
@@ -26,6 +27,7 @@ export function citationMsg(c: RawCitation): Citation {
     sourceUrl: c.sourceUrl,
     quote: c.quote,
     confidence: confidenceOf(c.confidence),
+    basis: basisOf(c.basis),
   });
 }
 
@@ -70,4 +72,22 @@ export function step(stepName: string, result: string, citation?: Citation): Der
 /** Acre figures in words, deterministic (JavaScript's shortest round-trip form). */
 export function acres(n: number): string {
   return n === 1 ? "1 acre" : `${n} acres`;
+}
+
+/** A value that would relax the answer and rests on a basis that may not: served as null. */
+export function isWithheld(value: RawValue | undefined, relaxes: boolean | undefined, c: RawCitation): boolean {
+  return relaxes === true && value !== null && value !== undefined && !mayRelax(c);
+}
+
+/**
+ * The rule of caution on a requirement value: a value that relaxes the answer (a longer deadline,
+ * a higher limit) is served only on a basis that may relax; otherwise it is withheld (null) and
+ * the detail says why. A value that is not marked as relaxing acts on any basis, unverified.
+ */
+export function guardedValue(value: RawValue, detail: string, relaxes: boolean | undefined, c: RawCitation): { value: RawValue; detail: string } {
+  if (!isWithheld(value, relaxes, c)) return { value, detail };
+  return {
+    value: null,
+    detail: `${detail} The value is withheld (null): it would relax the answer, and it is ${basisPhrase(c)}; confirm it in the permit.`,
+  };
 }

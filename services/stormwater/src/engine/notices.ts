@@ -13,6 +13,14 @@ export function stateNotReadNotice(permitName: string, agency: string): string {
   return `No requirements are listed because the governing permit (${permitName}, issued by ${agency}) has not been read by this service. An empty list does not mean nothing is required; confirm the requirements with ${agency}. The federal CGP's requirements are not substituted for a state permit.`;
 }
 
+export function partialStateNotice(permitName: string, agency: string): string {
+  return `Only some requirements of the governing permit (${permitName}, issued by ${agency}) have been read; those listed carry their own citations. The list is partial: it does not mean nothing else is required; confirm the full requirements with ${agency}.`;
+}
+
+export function lapsedNotice(permitName: string, agency: string): string {
+  return `No requirements are listed because the governing permit (${permitName}) has expired and no successor permit is held by this service. An empty list does not mean nothing is required; confirm with ${agency} which permit now covers the site and what it requires.`;
+}
+
 export function notIdentifiedNotice(name: string, agency: string): string {
   return `No requirements are listed because the governing permit for ${name} has not been identified and read. An empty list does not mean nothing is required; confirm the permit and its requirements with ${agency}.`;
 }

@@ -1,6 +1,7 @@
 // Builds the precomputed Dataset from validated raw data: every message that does not depend on
 // a site's facts is created here once, so a determination only assembles parts.
 import { create } from "@bufbuild/protobuf";
+import { basisOf } from "@permits/common/basis";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   EligibilityScreenSchema,
@@ -14,9 +15,9 @@ import {
   type Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
-import { citationMsg, confidenceOf, kindOf, step, valueMsg } from "./messages.js";
-import type { RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawScreen, RawStatePermit } from "./raw.js";
-import type { Dataset, PreparedCgp, PreparedJurisdiction, Route, RouteKind } from "./types.js";
+import { citationMsg, confidenceOf, guardedValue, kindOf, step, valueMsg } from "./messages.js";
+import type { RawBasis, RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen, RawStatePermit } from "./raw.js";
+import type { Dataset, PermitTerm, PreparedCgp, PreparedJurisdiction, PreparedStatePermit, Route, RouteKind } from "./types.js";
 
 export const CGP_ID = "cgp-2022";
 export const MSGP_ID = "msgp-2021";
@@ -50,16 +51,17 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
       "an unverified row is still answered, with the agency to confirm with. EPA retains authority in Indian country (input onTribalLand) " +
       "and for federal facilities in CO, DE, VT and WA (input federalFacility).",
     cgp,
-    msgp: { ref: permitRef(msgpRaw), raw: msgpRaw },
+    msgp: { ref: permitRef(msgpRaw), raw: msgpRaw, term: federalTerm(msgpRaw) },
     raw,
   };
 }
 
 /** A PermitRef from a permit's identity and the agency that issues it. */
 function permitRefOf(
-  p: RawStatePermit,
+  p: Pick<RawStatePermit, "id" | "name" | "permitNumber" | "version" | "permitUrl" | "effectiveDate" | "expiryDate">,
   issuer: { authority: string; agencyName: string; agencyUrl: string | null },
   confidence: PermitRef["confidence"],
+  basis: RawBasis,
 ): PermitRef {
   return create(PermitRefSchema, {
     id: p.id,
@@ -73,11 +75,38 @@ function permitRefOf(
     effectiveDate: p.effectiveDate ?? undefined,
     expiryDate: p.expiryDate ?? undefined,
     confidence,
+    basis: basisOf(basis),
   });
 }
 
 export function permitRef(p: RawPermit): PermitRef {
-  return permitRefOf(p, p, confidenceOf(p.confidence));
+  return permitRefOf(p, p, confidenceOf(p.confidence), p.citation.basis);
+}
+
+function federalTerm(p: RawPermit): PermitTerm {
+  return {
+    name: p.name,
+    effectiveDate: p.effectiveDate,
+    expiryDate: p.expiryDate,
+    hasSuccessor: p.successorId !== null,
+    issuer: "epa",
+    agencyName: p.agencyName,
+    expiryCitation: citationMsg(p.expiryCitation ?? p.citation),
+  };
+}
+
+/** A fixed requirement as served: a relaxing value stands only on a basis that may relax. */
+export function fixedRequirement(q: RawRequirement, defaultBecause: string): Requirement {
+  const { value, detail } = guardedValue(q.value ?? null, q.detail ?? "", q.relaxes, q.citation);
+  return create(RequirementSchema, {
+    id: q.id,
+    kind: kindOf(q.kind),
+    label: q.label,
+    detail,
+    value: valueMsg(value),
+    citation: citationMsg(q.citation),
+    because: q.because ?? defaultBecause,
+  });
 }
 
 function screen(s: RawScreen, status: ScreenStatus, detail = s.detail): EligibilityScreen {
@@ -93,18 +122,7 @@ function prepareCgp(raw: RawData, cgpRaw: RawPermit): PreparedCgp {
       varying.set(q.id, q);
       continue;
     }
-    fixed.set(
-      q.id,
-      create(RequirementSchema, {
-        id: q.id,
-        kind: kindOf(q.kind),
-        label: q.label,
-        detail: q.detail ?? "",
-        value: valueMsg(q.value ?? null),
-        citation: citationMsg(q.citation),
-        because: q.because ?? "Applies because coverage under the EPA 2022 CGP is required for this site.",
-      }),
-    );
+    fixed.set(q.id, fixedRequirement(q, "Applies because coverage under the EPA 2022 CGP is required for this site."));
   }
   const byId = new Map(r.screens.map((s) => [s.id, s]));
   const need = (id: "esa" | "historic" | "prohibited" | "receiving-water"): RawScreen => {
@@ -116,6 +134,7 @@ function prepareCgp(raw: RawData, cgpRaw: RawPermit): PreparedCgp {
   const lefj = raw.epaAreas.otherAreas.find((a) => a.codes.includes("*"));
   return {
     ref: permitRef(cgpRaw),
+    term: federalTerm(cgpRaw),
     order: r.requirements.map((q) => q.id),
     fixed,
     varying,
@@ -155,6 +174,7 @@ interface JurisdictionFields {
   agencyUrl: string | null;
   permitUrl: string | null;
   confidence: Confidence;
+  basis: RawBasis;
   sourceUrl: string | null;
   note: string | null;
 }
@@ -171,6 +191,7 @@ function jurisdictionMsg(code: string, f: JurisdictionFields, cred: RawCredentia
     agencyUrl: f.agencyUrl ?? undefined,
     permitUrl: f.permitUrl ?? undefined,
     confidence: f.confidence,
+    basis: basisOf(f.basis),
     sourceUrl: f.sourceUrl ?? undefined,
     note: f.note ?? undefined,
     credential: credentialMsg(cred, applies),
@@ -188,7 +209,7 @@ function routeOf(
   statePermits: Route["statePermits"],
 ): Route {
   const credCitation = cred.sourceUrl
-    ? citationMsg({ sourceCitation: cred.sourceCitation ?? "Not verified", sourceUrl: cred.sourceUrl, quote: cred.quote, confidence: cred.confidence })
+    ? citationMsg({ sourceCitation: cred.sourceCitation ?? "Not verified", sourceUrl: cred.sourceUrl, quote: cred.quote, confidence: cred.confidence, basis: cred.basis })
     : undefined;
   return {
     kind,
@@ -227,6 +248,7 @@ function unknownCredential(name: string, confirmWith: string, extra: string): Ra
     sourceCitation: null,
     sourceUrl: null,
     confidence: "unverified",
+    basis: "unsourced",
   };
 }
 
@@ -249,6 +271,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
     agencyUrl: j.agencyUrl,
     permitUrl: j.permitUrl,
     confidence: rowConfidence,
+    basis: j.basis,
     sourceUrl: j.sourceUrl,
     note: j.note,
   };
@@ -263,9 +286,19 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
       (j.confidence === "verified" ? "" : ` Unverified: ${j.note ?? ""}`);
     base = routeOf("epa-area", "cgp", j.code, rowFields, j.credential, step("permitting authority", result, authCitation), extra, []);
   } else {
-    const statePermits = j.statePermits.map((p) => ({
+    const statePermits = j.statePermits.map((p): PreparedStatePermit => ({
       raw: p,
-      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, rowConfidence),
+      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, rowConfidence, j.basis),
+      term: {
+        name: p.name,
+        effectiveDate: p.effectiveDate,
+        expiryDate: p.expiryDate,
+        hasSuccessor: false,
+        issuer: "state",
+        agencyName: j.agencyName,
+        expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
+      },
+      requirements: p.requirements.map((q) => fixedRequirement(q, `Applies because coverage under ${p.name} is required for this site.`)),
     }));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"
@@ -292,7 +325,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
     {
       name: tribalName, npdesAuthorized: false, governingPermitId: CGP_ID, permitNumber: null,
       permitName: cgp.ref.name, agencyName: EPA, agencyUrl: null, permitUrl: cgp.ref.permitUrl ?? null,
-      confidence: confidenceOf(tribalCitation.confidence), sourceUrl: tribalCitation.sourceUrl, note: tribalNote,
+      confidence: confidenceOf(tribalCitation.confidence), basis: tribalCitation.basis, sourceUrl: tribalCitation.sourceUrl, note: tribalNote,
     },
     tribalCred,
     step(
@@ -319,7 +352,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
       {
         name, npdesAuthorized: false, governingPermitId: CGP_ID, permitNumber: null,
         permitName: cgp.ref.name, agencyName: EPA, agencyUrl: null, permitUrl: cgp.ref.permitUrl ?? null,
-        confidence: confidenceOf(c.confidence), sourceUrl: c.sourceUrl,
+        confidence: confidenceOf(c.confidence), basis: c.basis, sourceUrl: c.sourceUrl,
         note: verified ? null : `Federal facilities in ${j.name} are listed as an EPA area only by third-party summaries of Appendix B. Confirm with the EPA regional office.`,
       },
       verified ? cgpCred : unknownCredential(name, "the EPA regional office", ""),

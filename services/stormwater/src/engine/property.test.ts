@@ -1,4 +1,5 @@
 // Property: on any input the engine either answers or throws ConnectError InvalidArgument, and
+import { TODAY } from "../test-support.js";
 // identical input gives a byte-identical determination.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -44,17 +45,17 @@ test("never throws anything but InvalidArgument, and is deterministic", () => {
       const input = create(SiteInputSchema, s);
       let a;
       try {
-        a = determineStormwater(ds, input);
+        a = determineStormwater(ds, input, TODAY);
       } catch (e) {
         expect(e).toBeInstanceOf(ConnectError);
         expect((e as ConnectError).code).toBe(Code.InvalidArgument);
         return;
       }
       answered++;
-      const b = determineStormwater(ds, create(SiteInputSchema, s));
+      const b = determineStormwater(ds, create(SiteInputSchema, s), TODAY);
       expect(toBinary(DeterminationSchema, b)).toEqual(toBinary(DeterminationSchema, a));
       expect(a.notices.length).toBeGreaterThanOrEqual(2);
-      expect(requirementsForSite(ds, input).requirementCount).toBe(a.requirements.length);
+      expect(requirementsForSite(ds, input, TODAY).requirementCount).toBe(a.requirements.length);
     }),
     { numRuns: 3000, seed: 20261121 },
   );
@@ -68,10 +69,10 @@ test("throughput: more than 50,000 determinations per second on one core", () =>
     create(SiteInputSchema, { state: "NM", activity: "construction", disturbedAcres: 7, maxDisturbedAcresAtOneTime: 4, dischargesToImpairedWater: false, dischargesToTier2Water: false }),
     create(SiteInputSchema, { state: "GA", activity: "construction", disturbedAcres: 2, onTribalLand: true }),
   ];
-  for (let i = 0; i < 20_000; i++) determineStormwater(ds, inputs[i % inputs.length]);
+  for (let i = 0; i < 20_000; i++) determineStormwater(ds, inputs[i % inputs.length], TODAY);
   const n = 100_000;
   const t = performance.now();
-  for (let i = 0; i < n; i++) determineStormwater(ds, inputs[i % inputs.length]);
+  for (let i = 0; i < n; i++) determineStormwater(ds, inputs[i % inputs.length], TODAY);
   const perSecond = n / ((performance.now() - t) / 1000);
   expect(perSecond).toBeGreaterThan(50_000);
 });

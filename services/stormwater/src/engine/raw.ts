@@ -2,11 +2,21 @@
 
 export type RawConfidence = "verified" | "unverified";
 
+/** What a fact rests on (see data/stormwater/schemas/common.schema.json). */
+export type RawBasis = "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+
 export interface RawCitation {
   sourceCitation: string;
   sourceUrl: string;
   quote?: string;
   confidence: RawConfidence;
+  basis: RawBasis;
+  /** Where the text was actually read, when not sourceUrl itself. */
+  provenance?: string;
+  /** The edition read, for a prior-edition basis. */
+  edition?: string;
+  /** A source saying the current edition did not change a prior-edition term. */
+  unchangedBy?: string;
 }
 
 export interface RawManifest {
@@ -34,10 +44,14 @@ export interface RawPermit {
   permitUrl: string | null;
   effectiveDate: string | null;
   expiryDate: string | null;
-  status: "in_force" | "expired";
   read: boolean;
   confidence: RawConfidence;
   citation: RawCitation;
+  /** Where the expiry date was read, when not in `citation`. */
+  expiryCitation?: RawCitation;
+  /** The held permit that succeeds this one; null: none is held. */
+  successorId: string | null;
+  successorNote: string | null;
   statusNote: string | null;
   modifications: RawModification[];
 }
@@ -52,6 +66,8 @@ export interface RawCase {
   value: RawValue;
   detail: string;
   citation?: RawCitation;
+  /** The value relaxes the answer against the permit's more cautious alternative. */
+  relaxes?: boolean;
 }
 
 export interface RawRequirement {
@@ -65,6 +81,9 @@ export interface RawRequirement {
   citation: RawCitation;
   variesOn?: "receivingWater" | "stabilization";
   cases?: Record<string, RawCase>;
+  relaxes?: boolean;
+  /** What was read or tried for it (research notes; not served). */
+  tried?: string;
 }
 
 export type ScreenId = "esa" | "historic" | "receiving-water" | "prohibited";
@@ -141,6 +160,7 @@ export interface RawCredential {
   sourceUrl: string | null;
   quote?: string;
   confidence: RawConfidence;
+  basis: RawBasis;
 }
 
 export interface RawStatePermit {
@@ -153,6 +173,12 @@ export interface RawStatePermit {
   permitUrl: string | null;
   minAcres?: number;
   maxAcresExclusive?: number;
+  /** Where the dates were read; null where they were not. */
+  datesCitation: RawCitation | null;
+  datesNote?: string | null;
+  successorNote: string | null;
+  /** Requirements of this permit read so far: a partial list, each with its own citation. */
+  requirements: RawRequirement[];
 }
 
 export interface RawJurisdiction {
@@ -171,6 +197,7 @@ export interface RawJurisdiction {
   statePermits: RawStatePermit[];
   confidence: RawConfidence;
   sourceUrl: string | null;
+  basis: RawBasis;
   authorityCitation: RawCitation | null;
   note: string | null;
   credential: RawCredential;

@@ -1,6 +1,7 @@
 // One test per 2022 CGP requirement id, with the concrete value, citation and confidence held.
+import { TODAY } from "../test-support.js";
 import { create } from "@bufbuild/protobuf";
-import { Confidence } from "@permits/proto/common/v1/common";
+import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import { RequirementKind, SiteInputSchema, type Requirement, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";
 import { describe, expect, test } from "vitest";
 import { loadDataset } from "../dataset.js";
@@ -11,7 +12,7 @@ const CGP_PAGE = "https://www.epa.gov/npdes/2022-construction-general-permit-cgp
 type SiteInit = Partial<Omit<SiteInput, "$typeName">>;
 
 function reqs(extra: SiteInit = {}): Map<string, Requirement> {
-  const d = determineStormwater(ds, create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres: 3, ...extra }));
+  const d = determineStormwater(ds, create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres: 3, ...extra }), TODAY);
   return new Map(d.requirements.map((r) => [r.id, r]));
 }
 function value(r: Requirement): number | string | null {
@@ -31,13 +32,14 @@ test("the 14 requirement ids of document 1, in order", () => {
 });
 
 describe("inspection.frequency.option1", () => {
-  test("standard: 7 days, Part 4.2, unverified (read on a mirror of EPA's template)", () => {
+  test("standard: 7 days, Part 4.2, verified on EPA's Site Inspection Report form (agency-form)", () => {
     const r = reqs(STANDARD).get("inspection.frequency.option1")!;
     expect(r.kind).toBe(RequirementKind.INSPECTION);
     expect(value(r)).toBe(7);
     expect(r.citation?.sourceCitation).toBe("2022 CGP Part 4.2 (standard frequency)");
     expect(r.citation?.quote).toBe("At least once every 7 calendar days");
-    expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
+    expect(r.citation?.confidence).toBe(Confidence.VERIFIED);
+    expect(r.citation?.basis).toBe(Basis.AGENCY_FORM);
     expect(r.citation?.sourceUrl).toBe(CGP_PAGE);
   });
   test("impaired water: 7 days and within 24 hours of a 0.25-inch storm, Part 4.3.1", () => {
@@ -98,9 +100,9 @@ test("stabilization.initiate: immediately, Part 2.2.14, unverified", () => {
 describe("stabilization.complete", () => {
   test.each([
     ["more than 5 acres open at once", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5.5 }, 7],
-    ["5 acres open at once, standard water", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, ...STANDARD }, 14],
+    ["5 acres open at once, standard water", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, ...STANDARD }, null], // the 14-day deadline is unsourced and would relax: withheld
     ["unphased 6 acres (max not stated)", { disturbedAcres: 6 }, 7],
-    ["unphased 5 acres, standard water", { disturbedAcres: 5, ...STANDARD }, 14],
+    ["unphased 5 acres, standard water", { disturbedAcres: 5, ...STANDARD }, null], // withheld, as above
     ["2 acres, impaired water", { disturbedAcres: 2, dischargesToImpairedWater: true, dischargesToTier2Water: false }, 7],
     ["2 acres, Tier 2 water, impaired unstated", { disturbedAcres: 2, dischargesToTier2Water: true }, 7],
     ["2 acres, receiving water unstated", { disturbedAcres: 2 }, null],
@@ -147,7 +149,7 @@ test("filing.not: 30 days, Parts 8.2 and 8.3, unverified", () => {
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });
 
-test("corrective.minor: close of next business day, Part 2.1.4.b, verified at nepis.epa.gov", () => {
+test("corrective.minor: close of next business day, Part 2.1.4.b, from EPA's guidance at nepis.epa.gov, unverified (not the permit text or a form)", () => {
   const r = reqs().get("corrective.minor")!;
   expect(r.kind).toBe(RequirementKind.CORRECTIVE_ACTION);
   expect(value(r)).toBe("close of next business day");
@@ -155,7 +157,8 @@ test("corrective.minor: close of next business day, Part 2.1.4.b, verified at ne
   expect(r.citation?.sourceCitation).toContain("Part 2.1.4.b");
   expect(r.citation?.sourceUrl).toBe("https://nepis.epa.gov/Exe/ZyPURL.cgi?Dockey=P101AIZ1.txt");
   expect(r.citation?.quote).toBe("initiated by the operator immediately and completed by the close of the next business day");
-  expect(r.citation?.confidence).toBe(Confidence.VERIFIED);
+  expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
+  expect(r.citation?.basis).toBe(Basis.AGENCY_FORM);
 });
 
 test("corrective.major: 7 days, Parts 5.1 and 5.2, unverified (deadline not confirmed)", () => {
@@ -190,16 +193,20 @@ test("buffer.trigger: 50 feet, Not verified, because names the missing site fact
   expect(r.because).toContain("within 50 feet");
 });
 
-test("every requirement cites an official URL and only Part 2.1.4.b is verified", () => {
+test("every requirement cites an official URL; only facts read on EPA's inspection form are verified", () => {
   const all = [...reqs().values()];
   for (const r of all) expect(r.citation?.sourceUrl).toMatch(/^https:\/\/(www|nepis)\.epa\.gov\//);
-  expect(all.filter((r) => r.citation?.confidence === Confidence.VERIFIED).map((r) => r.id)).toEqual(["corrective.minor"]);
+  const verified = all.filter((r) => r.citation?.confidence === Confidence.VERIFIED);
+  expect(verified.map((r) => r.id)).toEqual(["inspection.frequency.option1", "inspection.frequency.option2"]);
+  for (const r of verified) expect([Basis.OFFICIAL_TEXT, Basis.AGENCY_FORM]).toContain(r.citation?.basis);
+  // Unverified: a prior edition, a third party, nothing read, or an agency's own description (corrective.minor).
+  for (const r of all.filter((x) => x.citation?.confidence === Confidence.UNVERIFIED)) expect([Basis.AGENCY_FORM, Basis.PRIOR_EDITION, Basis.SECONDARY, Basis.UNSOURCED]).toContain(r.citation?.basis);
 });
 
 test("parts that turn only on the dataset and the tri-state cases are shared and frozen; site numbers stay per answer", () => {
   const site = (disturbedAcres: number) => create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres, dischargesToImpairedWater: true });
-  const a = determineStormwater(ds, site(3));
-  const b = determineStormwater(ds, site(4));
+  const a = determineStormwater(ds, site(3), TODAY);
+  const b = determineStormwater(ds, site(4), TODAY);
   expect(b.notices).toBe(a.notices);
   expect(Object.isFrozen(a.notices)).toBe(true);
   const byId = (d: typeof a, id: string) => d.requirements.find((r) => r.id === id)!;
@@ -210,7 +217,7 @@ test("parts that turn only on the dataset and the tri-state cases are shared and
   expect(byId(b, "stabilization.complete").because).toContain("4 acres disturbed at one time");
   expect(a.coverageReason).toContain("3 acres");
   // Another case of the inputs gets its own, differently worded requirement.
-  const unstated = determineStormwater(ds, create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres: 3 }));
+  const unstated = determineStormwater(ds, create(SiteInputSchema, { state: "MA", activity: "construction", disturbedAcres: 3 }), TODAY);
   expect(byId(unstated, "inspection.frequency.option1")).not.toBe(byId(a, "inspection.frequency.option1"));
   expect(byId(unstated, "inspection.frequency.option1").because).toContain("not stated");
 });

@@ -9,7 +9,7 @@ import {
   type EligibilityScreen,
   type Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
-import { acres, citationMsg, kindOf, step, valueMsg } from "./messages.js";
+import { acres, citationMsg, guardedValue, kindOf, step, valueMsg } from "./messages.js";
 import type { RawRequirement } from "./raw.js";
 import type { Dataset } from "./types.js";
 import type { Site } from "./validate.js";
@@ -46,8 +46,12 @@ function waterBecause(w: Water): string {
 function fromCase(q: RawRequirement, key: string, because: string): Requirement {
   const c = q.cases![key];
   // The value and citation of a case are the dataset's; only `because` can carry site numbers.
-  const { value, citation } = derivedOnce(c, "parts", () => ({ value: valueMsg(c.value), citation: citationMsg(c.citation ?? q.citation) }));
-  return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail: c.detail, value, citation, because });
+  const { value, detail, citation } = derivedOnce(c, "parts", () => {
+    const cite = c.citation ?? q.citation;
+    const served = guardedValue(c.value, c.detail, c.relaxes ?? q.relaxes, cite);
+    return { value: valueMsg(served.value), detail: served.detail, citation: citationMsg(cite) };
+  });
+  return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail, value, citation, because });
 }
 
 /** A requirement that turns on the receiving water alone: one per case of the two inputs. */

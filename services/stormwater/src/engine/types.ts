@@ -31,7 +31,29 @@ export interface Route {
   agencyName: string;
   /** Set where the route's data is unverified: why, and the agency to confirm with. */
   note: string | null;
-  statePermits: { raw: RawStatePermit; ref: PermitRef }[];
+  statePermits: PreparedStatePermit[];
+}
+
+/** A permit's term as data: the date rule reads it. */
+export interface PermitTerm {
+  name: string;
+  effectiveDate: string | null;
+  expiryDate: string | null;
+  /** True where a held permit succeeds this one. */
+  hasSuccessor: boolean;
+  /** EPA permits continue after expiry only for operators already covered (40 CFR 122.6). */
+  issuer: "epa" | "state";
+  agencyName: string;
+  /** Where the expiry date was read, if it was. */
+  expiryCitation: Citation | undefined;
+}
+
+export interface PreparedStatePermit {
+  raw: RawStatePermit;
+  ref: PermitRef;
+  term: PermitTerm;
+  /** The requirements read so far (a partial list), built once. */
+  requirements: Requirement[];
 }
 
 export interface PreparedJurisdiction {
@@ -50,6 +72,7 @@ export interface ReceivingWaterScreens {
 
 export interface PreparedCgp {
   ref: PermitRef;
+  term: PermitTerm;
   /** Requirement ids in dataset order. */
   order: string[];
   /** Requirements that do not depend on the site's facts, built once. */
@@ -80,6 +103,6 @@ export interface Dataset {
   verifiedCount: number;
   coverageNote: string;
   cgp: PreparedCgp;
-  msgp: { ref: PermitRef; raw: RawPermit };
+  msgp: { ref: PermitRef; raw: RawPermit; term: PermitTerm };
   raw: RawData;
 }

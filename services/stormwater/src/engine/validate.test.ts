@@ -1,4 +1,5 @@
 // Table tests for every validation rule: each refusal is InvalidArgument with a BadRequest
+import { TODAY } from "../test-support.js";
 // violation naming the field.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -8,7 +9,7 @@ import { SiteInputSchema, type SiteInput } from "@permits/proto/stormwater/v1/st
 import { describe, expect, test } from "vitest";
 import { loadDataset } from "../dataset.js";
 import { determineStormwater } from "./index.js";
-import { isCalendarDate } from "./validate.js";
+import { isCalendarDate } from "@permits/common/dates";
 
 const ds = loadDataset();
 type SiteInit = Partial<Omit<SiteInput, "$typeName">>;
@@ -16,7 +17,7 @@ const OK: SiteInit = { state: "MA", activity: "construction", disturbedAcres: 2 
 
 function refusal(site: SiteInit): ConnectError {
   try {
-    determineStormwater(ds, create(SiteInputSchema, site));
+    determineStormwater(ds, create(SiteInputSchema, site), TODAY);
   } catch (e) {
     expect(e).toBeInstanceOf(ConnectError);
     return e as ConnectError;
@@ -72,7 +73,7 @@ describe("refused inputs", () => {
 
   test("a request without a site is refused for state, activity and acres", () => {
     try {
-      determineStormwater(ds, undefined);
+      determineStormwater(ds, undefined, TODAY);
       throw new Error("expected a refusal");
     } catch (e) {
       expect(badRequestOf(e as ConnectError)!.violations.map((v) => v.field)).toEqual(["state", "activity", "disturbedAcres"]);
@@ -87,7 +88,7 @@ describe("accepted inputs", () => {
     ["max equal to total", { ...OK, disturbedAcres: 2, maxDisturbedAcresAtOneTime: 2 }],
     ["29 February of a leap year", { ...OK, startDate: "2028-02-29", endDate: "2028-12-31" }],
   ] as const)("%s", (_l, site) => {
-    expect(() => determineStormwater(ds, create(SiteInputSchema, site))).not.toThrow();
+    expect(() => determineStormwater(ds, create(SiteInputSchema, site), TODAY)).not.toThrow();
   });
 
   test.each([

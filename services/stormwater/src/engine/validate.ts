@@ -1,6 +1,7 @@
 // Validates and normalises a SiteInput. Every refusal is an InvalidArgument with a BadRequest
 // detail naming the field, so the gateway can build document 1's invalid_request.
 import { create } from "@bufbuild/protobuf";
+import { isCalendarDate } from "@permits/common/dates";
 import { invalidArgument, ViolationReason, type Violation } from "@permits/common/errors";
 import { SiteInputSchema, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";
 import type { Dataset } from "./types.js";
@@ -24,19 +25,6 @@ export interface Site {
   impaired: boolean | undefined;
   tier2: boolean | undefined;
   arid: boolean;
-}
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A real calendar date in yyyy-mm-dd (2026-02-30 is refused). */
-export function isCalendarDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (!m) return false;
-  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
-  return d <= days;
 }
 
 function acreViolation(field: string, v: number): Violation | undefined {

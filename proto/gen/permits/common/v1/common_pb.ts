@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/common/v1/common.proto.
  */
 export const file_permits_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxIogBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlQggKBl9xdW90ZSJ+Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIyCgZyZWFzb24YAyABKA4yIi5wZXJtaXRzLmNvbW1vbi52MS5WaW9sYXRpb25SZWFzb24SFAoMa25vd25fdmFsdWVzGAQgAygJIm0KCkJhZFJlcXVlc3QSNQoKdmlvbGF0aW9ucxgBIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uEhQKDHVua25vd25fa2V5cxgCIAMoCRISCgprbm93bl9rZXlzGAMgAygJIk0KEFJlc291cmNlTm90Rm91bmQSEAoIcmVzb3VyY2UYASABKAkSEQoJcmVxdWVzdGVkGAIgASgJEhQKDHZhbGlkX3ZhbHVlcxgDIAMoCSpcCgpDb25maWRlbmNlEhoKFkNPTkZJREVOQ0VfVU5TUEVDSUZJRUQQABIXChNDT05GSURFTkNFX1ZFUklGSUVEEAESGQoVQ09ORklERU5DRV9VTlZFUklGSUVEEAIqSwoHU3VyZmFjZRIXChNTVVJGQUNFX1VOU1BFQ0lGSUVEEAASFgoSU1VSRkFDRV9TVE9STVdBVEVSEAESDwoLU1VSRkFDRV9OV1AQAiq5AQoPVmlvbGF0aW9uUmVhc29uEiAKHFZJT0xBVElPTl9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhWSU9MQVRJT05fUkVBU09OX01JU1NJTkcQARIeChpWSU9MQVRJT05fUkVBU09OX01BTEZPUk1FRBACEiIKHlZJT0xBVElPTl9SRUFTT05fVU5LTk9XTl9WQUxVRRADEiIKHlZJT0xBVElPTl9SRUFTT05fVU5LTk9XTl9GSUVMRBAEYgZwcm90bzM");
+  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxIrEBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAUgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXNCCAoGX3F1b3RlIncKCkJhc2lzQ291bnQSJwoFYmFzaXMYASABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcxIxCgpjb25maWRlbmNlGAIgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRINCgVjb3VudBgDIAEoBSJ+Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIyCgZyZWFzb24YAyABKA4yIi5wZXJtaXRzLmNvbW1vbi52MS5WaW9sYXRpb25SZWFzb24SFAoMa25vd25fdmFsdWVzGAQgAygJIm0KCkJhZFJlcXVlc3QSNQoKdmlvbGF0aW9ucxgBIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uEhQKDHVua25vd25fa2V5cxgCIAMoCRISCgprbm93bl9rZXlzGAMgAygJIk0KEFJlc291cmNlTm90Rm91bmQSEAoIcmVzb3VyY2UYASABKAkSEQoJcmVxdWVzdGVkGAIgASgJEhQKDHZhbGlkX3ZhbHVlcxgDIAMoCSpcCgpDb25maWRlbmNlEhoKFkNPTkZJREVOQ0VfVU5TUEVDSUZJRUQQABIXChNDT05GSURFTkNFX1ZFUklGSUVEEAESGQoVQ09ORklERU5DRV9VTlZFUklGSUVEEAIqSwoHU3VyZmFjZRIXChNTVVJGQUNFX1VOU1BFQ0lGSUVEEAASFgoSU1VSRkFDRV9TVE9STVdBVEVSEAESDwoLU1VSRkFDRV9OV1AQAiqRAQoFQmFzaXMSFQoRQkFTSVNfVU5TUEVDSUZJRUQQABIXChNCQVNJU19PRkZJQ0lBTF9URVhUEAESFQoRQkFTSVNfQUdFTkNZX0ZPUk0QAhIXChNCQVNJU19QUklPUl9FRElUSU9OEAMSEwoPQkFTSVNfU0VDT05EQVJZEAQSEwoPQkFTSVNfVU5TT1VSQ0VEEAUquQEKD1Zpb2xhdGlvblJlYXNvbhIgChxWSU9MQVRJT05fUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYVklPTEFUSU9OX1JFQVNPTl9NSVNTSU5HEAESHgoaVklPTEFUSU9OX1JFQVNPTl9NQUxGT1JNRUQQAhIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fVkFMVUUQAxIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fRklFTEQQBGIGcHJvdG8z");
 
 /**
  * @generated from message permits.common.v1.Citation
@@ -41,6 +41,13 @@ export type Citation = Message<"permits.common.v1.Citation"> & {
    * @generated from field: permits.common.v1.Confidence confidence = 4;
    */
   confidence: Confidence;
+
+  /**
+   * What the cited fact rests on.
+   *
+   * @generated from field: permits.common.v1.Basis basis = 5;
+   */
+  basis: Basis;
 };
 
 /**
@@ -49,6 +56,35 @@ export type Citation = Message<"permits.common.v1.Citation"> & {
  */
 export const CitationSchema: GenMessage<Citation> = /*@__PURE__*/
   messageDesc(file_permits_common_v1_common, 0);
+
+/**
+ * How many facts of a dataset rest on one basis at one confidence.
+ *
+ * @generated from message permits.common.v1.BasisCount
+ */
+export type BasisCount = Message<"permits.common.v1.BasisCount"> & {
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 1;
+   */
+  basis: Basis;
+
+  /**
+   * @generated from field: permits.common.v1.Confidence confidence = 2;
+   */
+  confidence: Confidence;
+
+  /**
+   * @generated from field: int32 count = 3;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message permits.common.v1.BasisCount.
+ * Use `create(BasisCountSchema)` to create a new message.
+ */
+export const BasisCountSchema: GenMessage<BasisCount> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 1);
 
 /**
  * @generated from message permits.common.v1.FieldViolation
@@ -82,7 +118,7 @@ export type FieldViolation = Message<"permits.common.v1.FieldViolation"> & {
  * Use `create(FieldViolationSchema)` to create a new message.
  */
 export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
-  messageDesc(file_permits_common_v1_common, 1);
+  messageDesc(file_permits_common_v1_common, 2);
 
 /**
  * Error detail attached to InvalidArgument errors, so each surface can build its own vocabulary.
@@ -113,7 +149,7 @@ export type BadRequest = Message<"permits.common.v1.BadRequest"> & {
  * Use `create(BadRequestSchema)` to create a new message.
  */
 export const BadRequestSchema: GenMessage<BadRequest> = /*@__PURE__*/
-  messageDesc(file_permits_common_v1_common, 2);
+  messageDesc(file_permits_common_v1_common, 3);
 
 /**
  * Error detail attached to NotFound errors for a resource looked up by identifier.
@@ -142,7 +178,7 @@ export type ResourceNotFound = Message<"permits.common.v1.ResourceNotFound"> & {
  * Use `create(ResourceNotFoundSchema)` to create a new message.
  */
 export const ResourceNotFoundSchema: GenMessage<ResourceNotFound> = /*@__PURE__*/
-  messageDesc(file_permits_common_v1_common, 3);
+  messageDesc(file_permits_common_v1_common, 4);
 
 /**
  * Whether a stated fact was read in the official text at its cited URL.
@@ -203,6 +239,62 @@ export const SurfaceSchema: GenEnum<Surface> = /*@__PURE__*/
   enumDesc(file_permits_common_v1_common, 1);
 
 /**
+ * What a fact rests on. Only OFFICIAL_TEXT and AGENCY_FORM may be verified; a fact on any other
+ * basis is unverified and may only make an answer more cautious, never more relaxed.
+ * The public word is the same on both surfaces: official-text, agency-form, prior-edition,
+ * secondary, unsourced.
+ *
+ * @generated from enum permits.common.v1.Basis
+ */
+export enum Basis {
+  /**
+   * @generated from enum value: BASIS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Read verbatim in the official text of the edition the answer names (or a complete copy of it).
+   *
+   * @generated from enum value: BASIS_OFFICIAL_TEXT = 1;
+   */
+  OFFICIAL_TEXT = 1,
+
+  /**
+   * An official form or template of the permitting agency that states the requirement with its Part.
+   *
+   * @generated from enum value: BASIS_AGENCY_FORM = 2;
+   */
+  AGENCY_FORM = 2,
+
+  /**
+   * Read verbatim in an earlier edition of the permit.
+   *
+   * @generated from enum value: BASIS_PRIOR_EDITION = 3;
+   */
+  PRIOR_EDITION = 3,
+
+  /**
+   * A third party's statement (consultant, law firm, trade press, summary).
+   *
+   * @generated from enum value: BASIS_SECONDARY = 4;
+   */
+  SECONDARY = 4,
+
+  /**
+   * Nothing was read: a belief held in the research notes as unconfirmed.
+   *
+   * @generated from enum value: BASIS_UNSOURCED = 5;
+   */
+  UNSOURCED = 5,
+}
+
+/**
+ * Describes the enum permits.common.v1.Basis.
+ */
+export const BasisSchema: GenEnum<Basis> = /*@__PURE__*/
+  enumDesc(file_permits_common_v1_common, 2);
+
+/**
  * Why one input field was refused.
  *
  * @generated from enum permits.common.v1.ViolationReason
@@ -246,5 +338,5 @@ export enum ViolationReason {
  * Describes the enum permits.common.v1.ViolationReason.
  */
 export const ViolationReasonSchema: GenEnum<ViolationReason> = /*@__PURE__*/
-  enumDesc(file_permits_common_v1_common, 2);
+  enumDesc(file_permits_common_v1_common, 3);
 

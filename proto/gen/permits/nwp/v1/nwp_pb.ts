@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { BadRequest, Confidence } from "../../common/v1/common_pb.js";
+import type { BadRequest, Basis, BasisCount, Confidence } from "../../common/v1/common_pb.js";
 import { file_permits_common_v1_common } from "../../common/v1/common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/nwp/v1/nwp.proto.
  */
 export const file_permits_nwp_v1_nwp: GenFile = /*@__PURE__*/
-  fileDesc("ChhwZXJtaXRzL253cC92MS9ud3AucHJvdG8SDnBlcm1pdHMubndwLnYxIqACCgxQcm9qZWN0SW5wdXQSDQoFc3RhdGUYASABKAkSEAoIZGlzdHJpY3QYAiABKAkSEAoIYWN0aXZpdHkYAyABKAkSHQoVYXF1YXRpY19yZXNvdXJjZV90eXBlGAQgASgJEiMKFnBlcm1hbmVudF9pbXBhY3RfYWNyZXMYBSABKAFIAIgBARIjChZ0ZW1wb3JhcnlfaW1wYWN0X2FjcmVzGAYgASgBSAGIAQESIwoWc3RyZWFtX2JlZF9saW5lYXJfZmVldBgHIAEoAUgCiAEBQhkKF19wZXJtYW5lbnRfaW1wYWN0X2FjcmVzQhkKF190ZW1wb3JhcnlfaW1wYWN0X2FjcmVzQhkKF19zdHJlYW1fYmVkX2xpbmVhcl9mZWV0IocBCgdSdWxlc2V0EgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIQoZZmVkZXJhbF9yZWdpc3Rlcl9jaXRhdGlvbhgDIAEoCRIWCg5lZmZlY3RpdmVfZGF0ZRgEIAEoCRITCgtleHBpcnlfZGF0ZRgFIAEoCRISCgpzb3VyY2VfdXJsGAYgASgJIoIBCgZSZWFzb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhIKCmRlcml2YXRpb24YAyABKAkSEgoKc291cmNlX3VybBgEIAEoCRIxCgpjb25maWRlbmNlGAUgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZSJ3CglDYW5kaWRhdGUSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhUKCGVsaWdpYmxlGAMgASgISACIAQESJwoHcmVhc29ucxgEIAMoCzIWLnBlcm1pdHMubndwLnYxLlJlYXNvbkILCglfZWxpZ2libGUikgEKClBjblRyaWdnZXISFQoNcGVybWl0X251bWJlchgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAkSEwoLaW5wdXRfdmFsdWUYAyABKAkSEgoKc291cmNlX3VybBgEIAEoCRIxCgpjb25maWRlbmNlGAUgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZSJaCgNQY24SEAoIcmVxdWlyZWQYASABKAgSEwoLcmV2aWV3X2RheXMYAiABKAUSLAoIdHJpZ2dlcnMYAyADKAsyGi5wZXJtaXRzLm53cC52MS5QY25UcmlnZ2VyIlUKDURpc3RyaWN0TGF5ZXISDAoEY29kZRgBIAEoCRIbChNjb25kaXRpb25zX2NvbXBpbGVkGAIgASgIEgwKBG5hbWUYAyABKAkSCwoDdXJsGAQgASgJIk0KClN0YXRlTGF5ZXISDAoEY29kZRgBIAEoCRIeChZjZXJ0aWZpY2F0aW9uX2NvbXBpbGVkGAIgASgIEhEKCWNlcnRpZmllchgDIAEoCSIoCgpQcm92ZW5hbmNlEg0KBWxhYmVsGAEgASgJEgsKA3VybBgCIAEoCSLLAgoNRGV0ZXJtaW5hdGlvbhIoCgd2ZXJkaWN0GAEgASgOMhcucGVybWl0cy5ud3AudjEuVmVyZGljdBIQCghoZWFkbGluZRgCIAEoCRItCgpjYW5kaWRhdGVzGAMgAygLMhkucGVybWl0cy5ud3AudjEuQ2FuZGlkYXRlEiAKA3BjbhgEIAEoCzITLnBlcm1pdHMubndwLnYxLlBjbhI1Cg5kaXN0cmljdF9sYXllchgFIAEoCzIdLnBlcm1pdHMubndwLnYxLkRpc3RyaWN0TGF5ZXISLwoLc3RhdGVfbGF5ZXIYBiABKAsyGi5wZXJtaXRzLm53cC52MS5TdGF0ZUxheWVyEhUKDWNvdmVyYWdlX2dhcHMYByADKAkSLgoKcHJvdmVuYW5jZRgIIAMoCzIaLnBlcm1pdHMubndwLnYxLlByb3ZlbmFuY2UifwoFTGltaXQSDQoFdmFsdWUYASABKAESDAoEdW5pdBgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2UirAEKDFBjbkNvbmRpdGlvbhIMCgRraW5kGAEgASgJEhYKCXRocmVzaG9sZBgCIAEoAUgAiAEBEgwKBHVuaXQYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEgoKc291cmNlX3VybBgFIAEoCRIxCgpjb25maWRlbmNlGAYgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZUIMCgpfdGhyZXNob2xkIp4CCgZQZXJtaXQSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhIKCnNvdXJjZV91cmwYAyABKAkSMQoKY29uZmlkZW5jZRgEIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USLAoNYWNyZWFnZV9saW1pdBgFIAEoCzIVLnBlcm1pdHMubndwLnYxLkxpbWl0EjsKHHN0cmVhbV9iZWRfbGluZWFyX2ZlZXRfbGltaXQYBiABKAsyFS5wZXJtaXRzLm53cC52MS5MaW1pdBI0Cg5wY25fY29uZGl0aW9ucxgHIAMoCzIcLnBlcm1pdHMubndwLnYxLlBjbkNvbmRpdGlvbhINCgVub3RlcxgIIAMoCSLpAQoIRGlzdHJpY3QSDAoEY29kZRgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGRpdmlzaW9uGAMgASgJEg4KBnN0YXRlcxgEIAMoCRIWCg5yZWd1bGF0b3J5X3VybBgFIAEoCRIbChNjb25kaXRpb25zX2NvbXBpbGVkGAYgASgIEhsKE3JlZ2lvbmFsX2NvbmRpdGlvbnMYByADKAkSEQoEbm90ZRgIIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYCSABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlQgcKBV9ub3RlIqICChJTdGF0ZUNlcnRpZmljYXRpb24SDAoEY29kZRgBIAEoCRIMCgRuYW1lGAIgASgJEhwKFGNlcnRpZnlpbmdfYXV0aG9yaXR5GAMgASgJEh4KFmNlcnRpZmljYXRpb25fY29tcGlsZWQYBCABKAgSGgoNYXV0aG9yaXR5X3VybBgFIAEoCUgAiAEBEg0KBWtub3duGAYgAygJEhcKCnNvdXJjZV91cmwYByABKAlIAYgBARIxCgpjb25maWRlbmNlGAggASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRIRCgRub3RlGAkgASgJSAKIAQFCEAoOX2F1dGhvcml0eV91cmxCDQoLX3NvdXJjZV91cmxCBwoFX25vdGUiTgoIQWN0aXZpdHkSCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLbndwX251bWJlcnMYAyADKAUSEgoKY29uZmlkZW5jZRgEIAEoCSJBChBEZXRlcm1pbmVSZXF1ZXN0Ei0KB3Byb2plY3QYASABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQioAEKEURldGVybWluZVJlc3BvbnNlEjQKDWRldGVybWluYXRpb24YASABKAsyHS5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmF0aW9uEisKBWlucHV0GAIgASgLMhwucGVybWl0cy5ud3AudjEuUHJvamVjdElucHV0EigKB3J1bGVzZXQYAyABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0IkwKDEJhdGNoUHJvamVjdBINCgVpbmRleBgBIAEoBRItCgdwcm9qZWN0GAIgASgLMhwucGVybWl0cy5ud3AudjEuUHJvamVjdElucHV0IrcBCglCYXRjaEl0ZW0SDQoFaW5kZXgYASABKAUSCgoCb2sYAiABKAgSKwoFaW5wdXQYAyABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQSNAoNZGV0ZXJtaW5hdGlvbhgEIAEoCzIdLnBlcm1pdHMubndwLnYxLkRldGVybWluYXRpb24SLAoFZXJyb3IYBSABKAsyHS5wZXJtaXRzLmNvbW1vbi52MS5CYWRSZXF1ZXN0IkcKFURldGVybWluZUJhdGNoUmVxdWVzdBIuCghwcm9qZWN0cxgBIAMoCzIcLnBlcm1pdHMubndwLnYxLkJhdGNoUHJvamVjdCJsChZEZXRlcm1pbmVCYXRjaFJlc3BvbnNlEigKBWl0ZW1zGAEgAygLMhkucGVybWl0cy5ud3AudjEuQmF0Y2hJdGVtEigKB3J1bGVzZXQYAiABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0IhQKEkxpc3RQZXJtaXRzUmVxdWVzdCJoChNMaXN0UGVybWl0c1Jlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EicKB3Blcm1pdHMYAiADKAsyFi5wZXJtaXRzLm53cC52MS5QZXJtaXQiIgoQR2V0UGVybWl0UmVxdWVzdBIOCgZudW1iZXIYASABKAUiZQoRR2V0UGVybWl0UmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSJgoGcGVybWl0GAIgASgLMhYucGVybWl0cy5ud3AudjEuUGVybWl0IhYKFExpc3REaXN0cmljdHNSZXF1ZXN0Im4KFUxpc3REaXN0cmljdHNSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBIrCglkaXN0cmljdHMYAiADKAsyGC5wZXJtaXRzLm53cC52MS5EaXN0cmljdCIiChJHZXREaXN0cmljdFJlcXVlc3QSDAoEY29kZRgBIAEoCSJrChNHZXREaXN0cmljdFJlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EioKCGRpc3RyaWN0GAIgASgLMhgucGVybWl0cy5ud3AudjEuRGlzdHJpY3QiLAocR2V0U3RhdGVDZXJ0aWZpY2F0aW9uUmVxdWVzdBIMCgRjb2RlGAEgASgJIoQBCh1HZXRTdGF0ZUNlcnRpZmljYXRpb25SZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBI5Cg1jZXJ0aWZpY2F0aW9uGAIgASgLMiIucGVybWl0cy5ud3AudjEuU3RhdGVDZXJ0aWZpY2F0aW9uIhcKFUxpc3RBY3Rpdml0aWVzUmVxdWVzdCJwChZMaXN0QWN0aXZpdGllc1Jlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EiwKCmFjdGl2aXRpZXMYAiADKAsyGC5wZXJtaXRzLm53cC52MS5BY3Rpdml0eSqZAQoHVmVyZGljdBIXChNWRVJESUNUX1VOU1BFQ0lGSUVEEAASFgoSVkVSRElDVF9OV1BfTElLRUxZEAESGAoUVkVSRElDVF9OV1BfV0lUSF9QQ04QAhIkCiBWRVJESUNUX0lORElWSURVQUxfUEVSTUlUX0xJS0VMWRADEh0KGVZFUkRJQ1RfSU5TVUZGSUNJRU5UX0RBVEEQBDL2BQoKTndwU2VydmljZRJQCglEZXRlcm1pbmUSIC5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVSZXF1ZXN0GiEucGVybWl0cy5ud3AudjEuRGV0ZXJtaW5lUmVzcG9uc2USXwoORGV0ZXJtaW5lQmF0Y2gSJS5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVCYXRjaFJlcXVlc3QaJi5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVCYXRjaFJlc3BvbnNlElYKC0xpc3RQZXJtaXRzEiIucGVybWl0cy5ud3AudjEuTGlzdFBlcm1pdHNSZXF1ZXN0GiMucGVybWl0cy5ud3AudjEuTGlzdFBlcm1pdHNSZXNwb25zZRJQCglHZXRQZXJtaXQSIC5wZXJtaXRzLm53cC52MS5HZXRQZXJtaXRSZXF1ZXN0GiEucGVybWl0cy5ud3AudjEuR2V0UGVybWl0UmVzcG9uc2USXAoNTGlzdERpc3RyaWN0cxIkLnBlcm1pdHMubndwLnYxLkxpc3REaXN0cmljdHNSZXF1ZXN0GiUucGVybWl0cy5ud3AudjEuTGlzdERpc3RyaWN0c1Jlc3BvbnNlElYKC0dldERpc3RyaWN0EiIucGVybWl0cy5ud3AudjEuR2V0RGlzdHJpY3RSZXF1ZXN0GiMucGVybWl0cy5ud3AudjEuR2V0RGlzdHJpY3RSZXNwb25zZRJ0ChVHZXRTdGF0ZUNlcnRpZmljYXRpb24SLC5wZXJtaXRzLm53cC52MS5HZXRTdGF0ZUNlcnRpZmljYXRpb25SZXF1ZXN0Gi0ucGVybWl0cy5ud3AudjEuR2V0U3RhdGVDZXJ0aWZpY2F0aW9uUmVzcG9uc2USXwoOTGlzdEFjdGl2aXRpZXMSJS5wZXJtaXRzLm53cC52MS5MaXN0QWN0aXZpdGllc1JlcXVlc3QaJi5wZXJtaXRzLm53cC52MS5MaXN0QWN0aXZpdGllc1Jlc3BvbnNlYgZwcm90bzM", [file_permits_common_v1_common]);
+  fileDesc("ChhwZXJtaXRzL253cC92MS9ud3AucHJvdG8SDnBlcm1pdHMubndwLnYxIuwCCgxQcm9qZWN0SW5wdXQSDQoFc3RhdGUYASABKAkSEAoIZGlzdHJpY3QYAiABKAkSEAoIYWN0aXZpdHkYAyABKAkSHQoVYXF1YXRpY19yZXNvdXJjZV90eXBlGAQgASgJEiMKFnBlcm1hbmVudF9pbXBhY3RfYWNyZXMYBSABKAFIAIgBARIjChZ0ZW1wb3JhcnlfaW1wYWN0X2FjcmVzGAYgASgBSAGIAQESIwoWc3RyZWFtX2JlZF9saW5lYXJfZmVldBgHIAEoAUgCiAEBEhcKCnN0YXJ0X2RhdGUYCCABKAlIA4gBARIVCghlbmRfZGF0ZRgJIAEoCUgEiAEBQhkKF19wZXJtYW5lbnRfaW1wYWN0X2FjcmVzQhkKF190ZW1wb3JhcnlfaW1wYWN0X2FjcmVzQhkKF19zdHJlYW1fYmVkX2xpbmVhcl9mZWV0Qg0KC19zdGFydF9kYXRlQgsKCV9lbmRfZGF0ZSKHAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiEKGWZlZGVyYWxfcmVnaXN0ZXJfY2l0YXRpb24YAyABKAkSFgoOZWZmZWN0aXZlX2RhdGUYBCABKAkSEwoLZXhwaXJ5X2RhdGUYBSABKAkSEgoKc291cmNlX3VybBgGIAEoCSKrAQoGUmVhc29uEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyJ3CglDYW5kaWRhdGUSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhUKCGVsaWdpYmxlGAMgASgISACIAQESJwoHcmVhc29ucxgEIAMoCzIWLnBlcm1pdHMubndwLnYxLlJlYXNvbkILCglfZWxpZ2libGUiuwEKClBjblRyaWdnZXISFQoNcGVybWl0X251bWJlchgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAkSEwoLaW5wdXRfdmFsdWUYAyABKAkSEgoKc291cmNlX3VybBgEIAEoCRIxCgpjb25maWRlbmNlGAUgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgGIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzImwKA1BjbhIVCghyZXF1aXJlZBgBIAEoCEgAiAEBEhMKC3Jldmlld19kYXlzGAIgASgFEiwKCHRyaWdnZXJzGAMgAygLMhoucGVybWl0cy5ud3AudjEuUGNuVHJpZ2dlckILCglfcmVxdWlyZWQiVQoNRGlzdHJpY3RMYXllchIMCgRjb2RlGAEgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYAiABKAgSDAoEbmFtZRgDIAEoCRILCgN1cmwYBCABKAkiTQoKU3RhdGVMYXllchIMCgRjb2RlGAEgASgJEh4KFmNlcnRpZmljYXRpb25fY29tcGlsZWQYAiABKAgSEQoJY2VydGlmaWVyGAMgASgJIigKClByb3ZlbmFuY2USDQoFbGFiZWwYASABKAkSCwoDdXJsGAIgASgJIssCCg1EZXRlcm1pbmF0aW9uEigKB3ZlcmRpY3QYASABKA4yFy5wZXJtaXRzLm53cC52MS5WZXJkaWN0EhAKCGhlYWRsaW5lGAIgASgJEi0KCmNhbmRpZGF0ZXMYAyADKAsyGS5wZXJtaXRzLm53cC52MS5DYW5kaWRhdGUSIAoDcGNuGAQgASgLMhMucGVybWl0cy5ud3AudjEuUGNuEjUKDmRpc3RyaWN0X2xheWVyGAUgASgLMh0ucGVybWl0cy5ud3AudjEuRGlzdHJpY3RMYXllchIvCgtzdGF0ZV9sYXllchgGIAEoCzIaLnBlcm1pdHMubndwLnYxLlN0YXRlTGF5ZXISFQoNY292ZXJhZ2VfZ2FwcxgHIAMoCRIuCgpwcm92ZW5hbmNlGAggAygLMhoucGVybWl0cy5ud3AudjEuUHJvdmVuYW5jZSKoAQoFTGltaXQSDQoFdmFsdWUYASABKAESDAoEdW5pdBgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyLVAQoMUGNuQ29uZGl0aW9uEgwKBGtpbmQYASABKAkSFgoJdGhyZXNob2xkGAIgASgBSACIAQESDAoEdW5pdBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRISCgpzb3VyY2VfdXJsGAUgASgJEjEKCmNvbmZpZGVuY2UYBiABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAcgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXNCDAoKX3RocmVzaG9sZCKwAQoLUGVybWl0VGVybXMSDAoEaGVsZBgBIAEoCBIPCgdzdW1tYXJ5GAIgASgJEhcKCnNvdXJjZV91cmwYAyABKAlIAIgBARIxCgpjb25maWRlbmNlGAQgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgFIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzQg0KC19zb3VyY2VfdXJsIoMDCgZQZXJtaXQSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhIKCnNvdXJjZV91cmwYAyABKAkSMQoKY29uZmlkZW5jZRgEIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USLAoNYWNyZWFnZV9saW1pdBgFIAEoCzIVLnBlcm1pdHMubndwLnYxLkxpbWl0EjsKHHN0cmVhbV9iZWRfbGluZWFyX2ZlZXRfbGltaXQYBiABKAsyFS5wZXJtaXRzLm53cC52MS5MaW1pdBI0Cg5wY25fY29uZGl0aW9ucxgHIAMoCzIcLnBlcm1pdHMubndwLnYxLlBjbkNvbmRpdGlvbhINCgVub3RlcxgIIAMoCRIxCgxub3RpZmljYXRpb24YCSABKAsyGy5wZXJtaXRzLm53cC52MS5QZXJtaXRUZXJtcxIwCgtsaW1pdF90ZXJtcxgKIAEoCzIbLnBlcm1pdHMubndwLnYxLlBlcm1pdFRlcm1zIukBCghEaXN0cmljdBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIZGl2aXNpb24YAyABKAkSDgoGc3RhdGVzGAQgAygJEhYKDnJlZ3VsYXRvcnlfdXJsGAUgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYBiABKAgSGwoTcmVnaW9uYWxfY29uZGl0aW9ucxgHIAMoCRIRCgRub3RlGAggASgJSACIAQESMQoKY29uZmlkZW5jZRgJIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2VCBwoFX25vdGUiogIKElN0YXRlQ2VydGlmaWNhdGlvbhIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSHAoUY2VydGlmeWluZ19hdXRob3JpdHkYAyABKAkSHgoWY2VydGlmaWNhdGlvbl9jb21waWxlZBgEIAEoCBIaCg1hdXRob3JpdHlfdXJsGAUgASgJSACIAQESDQoFa25vd24YBiADKAkSFwoKc291cmNlX3VybBgHIAEoCUgBiAEBEjEKCmNvbmZpZGVuY2UYCCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhEKBG5vdGUYCSABKAlIAogBAUIQCg5fYXV0aG9yaXR5X3VybEINCgtfc291cmNlX3VybEIHCgVfbm90ZSJOCghBY3Rpdml0eRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRITCgtud3BfbnVtYmVycxgDIAMoBRISCgpjb25maWRlbmNlGAQgASgJIkEKEERldGVybWluZVJlcXVlc3QSLQoHcHJvamVjdBgBIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dCKgAQoRRGV0ZXJtaW5lUmVzcG9uc2USNAoNZGV0ZXJtaW5hdGlvbhgBIAEoCzIdLnBlcm1pdHMubndwLnYxLkRldGVybWluYXRpb24SKwoFaW5wdXQYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQSKAoHcnVsZXNldBgDIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQiTAoMQmF0Y2hQcm9qZWN0Eg0KBWluZGV4GAEgASgFEi0KB3Byb2plY3QYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQitwEKCUJhdGNoSXRlbRINCgVpbmRleBgBIAEoBRIKCgJvaxgCIAEoCBIrCgVpbnB1dBgDIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dBI0Cg1kZXRlcm1pbmF0aW9uGAQgASgLMh0ucGVybWl0cy5ud3AudjEuRGV0ZXJtaW5hdGlvbhIsCgVlcnJvchgFIAEoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkJhZFJlcXVlc3QiRwoVRGV0ZXJtaW5lQmF0Y2hSZXF1ZXN0Ei4KCHByb2plY3RzGAEgAygLMhwucGVybWl0cy5ud3AudjEuQmF0Y2hQcm9qZWN0ImwKFkRldGVybWluZUJhdGNoUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5wZXJtaXRzLm53cC52MS5CYXRjaEl0ZW0SKAoHcnVsZXNldBgCIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQiFAoSTGlzdFBlcm1pdHNSZXF1ZXN0ImgKE0xpc3RQZXJtaXRzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSJwoHcGVybWl0cxgCIAMoCzIWLnBlcm1pdHMubndwLnYxLlBlcm1pdCIiChBHZXRQZXJtaXRSZXF1ZXN0Eg4KBm51bWJlchgBIAEoBSJlChFHZXRQZXJtaXRSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBImCgZwZXJtaXQYAiABKAsyFi5wZXJtaXRzLm53cC52MS5QZXJtaXQiFgoUTGlzdERpc3RyaWN0c1JlcXVlc3QibgoVTGlzdERpc3RyaWN0c1Jlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EisKCWRpc3RyaWN0cxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkRpc3RyaWN0IiIKEkdldERpc3RyaWN0UmVxdWVzdBIMCgRjb2RlGAEgASgJImsKE0dldERpc3RyaWN0UmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSKgoIZGlzdHJpY3QYAiABKAsyGC5wZXJtaXRzLm53cC52MS5EaXN0cmljdCIsChxHZXRTdGF0ZUNlcnRpZmljYXRpb25SZXF1ZXN0EgwKBGNvZGUYASABKAkihAEKHUdldFN0YXRlQ2VydGlmaWNhdGlvblJlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EjkKDWNlcnRpZmljYXRpb24YAiABKAsyIi5wZXJtaXRzLm53cC52MS5TdGF0ZUNlcnRpZmljYXRpb24iFwoVTGlzdEFjdGl2aXRpZXNSZXF1ZXN0InAKFkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSLAoKYWN0aXZpdGllcxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkFjdGl2aXR5IhQKEkdldENvdmVyYWdlUmVxdWVzdCJ0CghGYWN0SGVsZBIMCgRoZWxkGAEgASgIEicKBWJhc2lzGAIgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgDIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2UipAEKDlBlcm1pdENvdmVyYWdlEg4KBm51bWJlchgBIAEoBRINCgV0aXRsZRgCIAEoCRIvCg1hY3JlYWdlX2xpbWl0GAMgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSLgoMbm90aWZpY2F0aW9uGAQgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSEgoKcGNuX2Fsd2F5cxgFIAEoCCLLAQoTR2V0Q292ZXJhZ2VSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBIXCg9kYXRhc2V0X3ZlcnNpb24YAiABKAkSLAoFZmFjdHMYAyADKAsyHS5wZXJtaXRzLmNvbW1vbi52MS5CYXNpc0NvdW50EhIKCm51bGxfZmFjdHMYBCABKAUSLwoHcGVybWl0cxgFIAMoCzIeLnBlcm1pdHMubndwLnYxLlBlcm1pdENvdmVyYWdlKpkBCgdWZXJkaWN0EhcKE1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIWChJWRVJESUNUX05XUF9MSUtFTFkQARIYChRWRVJESUNUX05XUF9XSVRIX1BDThACEiQKIFZFUkRJQ1RfSU5ESVZJRFVBTF9QRVJNSVRfTElLRUxZEAMSHQoZVkVSRElDVF9JTlNVRkZJQ0lFTlRfREFUQRAEMs4GCgpOd3BTZXJ2aWNlElAKCURldGVybWluZRIgLnBlcm1pdHMubndwLnYxLkRldGVybWluZVJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVSZXNwb25zZRJfCg5EZXRlcm1pbmVCYXRjaBIlLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVzcG9uc2USVgoLTGlzdFBlcm1pdHMSIi5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1JlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1Jlc3BvbnNlElAKCUdldFBlcm1pdBIgLnBlcm1pdHMubndwLnYxLkdldFBlcm1pdFJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5HZXRQZXJtaXRSZXNwb25zZRJcCg1MaXN0RGlzdHJpY3RzEiQucGVybWl0cy5ud3AudjEuTGlzdERpc3RyaWN0c1JlcXVlc3QaJS5wZXJtaXRzLm53cC52MS5MaXN0RGlzdHJpY3RzUmVzcG9uc2USVgoLR2V0RGlzdHJpY3QSIi5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlc3BvbnNlEnQKFUdldFN0YXRlQ2VydGlmaWNhdGlvbhIsLnBlcm1pdHMubndwLnYxLkdldFN0YXRlQ2VydGlmaWNhdGlvblJlcXVlc3QaLS5wZXJtaXRzLm53cC52MS5HZXRTdGF0ZUNlcnRpZmljYXRpb25SZXNwb25zZRJfCg5MaXN0QWN0aXZpdGllcxIlLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USVgoLR2V0Q292ZXJhZ2USIi5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlc3BvbnNlYgZwcm90bzM", [file_permits_common_v1_common]);
 
 /**
  * One project's impact. Identifiers are text so an unknown one can be reported with the valid set.
@@ -56,6 +56,18 @@ export type ProjectInput = Message<"permits.nwp.v1.ProjectInput"> & {
    * @generated from field: optional double stream_bed_linear_feet = 7;
    */
   streamBedLinearFeet?: number | undefined;
+
+  /**
+   * yyyy-mm-dd; recorded, and compared with the ruleset's expiry (a notice, never the verdict).
+   *
+   * @generated from field: optional string start_date = 8;
+   */
+  startDate?: string | undefined;
+
+  /**
+   * @generated from field: optional string end_date = 9;
+   */
+  endDate?: string | undefined;
 };
 
 /**
@@ -137,6 +149,11 @@ export type Reason = Message<"permits.nwp.v1.Reason"> & {
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 6;
+   */
+  basis: Basis;
 };
 
 /**
@@ -208,6 +225,11 @@ export type PcnTrigger = Message<"permits.nwp.v1.PcnTrigger"> & {
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 6;
+   */
+  basis: Basis;
 };
 
 /**
@@ -222,9 +244,12 @@ export const PcnTriggerSchema: GenMessage<PcnTrigger> = /*@__PURE__*/
  */
 export type Pcn = Message<"permits.nwp.v1.Pcn"> & {
   /**
-   * @generated from field: bool required = 1;
+   * Absent (null) when it is not known: a candidate's notification terms are not held, or rest on a
+   * basis that may not relax an answer. Never false for "not held".
+   *
+   * @generated from field: optional bool required = 1;
    */
-  required: boolean;
+  required?: boolean | undefined;
 
   /**
    * @generated from field: int32 review_days = 2;
@@ -407,6 +432,11 @@ export type Limit = Message<"permits.nwp.v1.Limit"> & {
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 6;
+   */
+  basis: Basis;
 };
 
 /**
@@ -451,6 +481,11 @@ export type PcnCondition = Message<"permits.nwp.v1.PcnCondition"> & {
    * @generated from field: permits.common.v1.Confidence confidence = 6;
    */
   confidence: Confidence;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 7;
+   */
+  basis: Basis;
 };
 
 /**
@@ -459,6 +494,47 @@ export type PcnCondition = Message<"permits.nwp.v1.PcnCondition"> & {
  */
 export const PcnConditionSchema: GenMessage<PcnCondition> = /*@__PURE__*/
   messageDesc(file_permits_nwp_v1_nwp, 11);
+
+/**
+ * One kind of a permit's terms (its notification terms, its limits) as a whole: held or not, and
+ * on which basis. Only notification terms held on a basis that may relax an answer can tell a
+ * caller that no PCN is needed.
+ *
+ * @generated from message permits.nwp.v1.PermitTerms
+ */
+export type PermitTerms = Message<"permits.nwp.v1.PermitTerms"> & {
+  /**
+   * @generated from field: bool held = 1;
+   */
+  held: boolean;
+
+  /**
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * @generated from field: optional string source_url = 3;
+   */
+  sourceUrl?: string | undefined;
+
+  /**
+   * @generated from field: permits.common.v1.Confidence confidence = 4;
+   */
+  confidence: Confidence;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 5;
+   */
+  basis: Basis;
+};
+
+/**
+ * Describes the message permits.nwp.v1.PermitTerms.
+ * Use `create(PermitTermsSchema)` to create a new message.
+ */
+export const PermitTermsSchema: GenMessage<PermitTerms> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 12);
 
 /**
  * @generated from message permits.nwp.v1.Permit
@@ -503,6 +579,19 @@ export type Permit = Message<"permits.nwp.v1.Permit"> & {
    * @generated from field: repeated string notes = 8;
    */
   notes: string[];
+
+  /**
+   * @generated from field: permits.nwp.v1.PermitTerms notification = 9;
+   */
+  notification?: PermitTerms | undefined;
+
+  /**
+   * What is known of the permit's quantitative limits as a whole (including "no acreage limit");
+   * the limits the engine compares are acreage_limit and stream_bed_linear_feet_limit.
+   *
+   * @generated from field: permits.nwp.v1.PermitTerms limit_terms = 10;
+   */
+  limitTerms?: PermitTerms | undefined;
 };
 
 /**
@@ -510,7 +599,7 @@ export type Permit = Message<"permits.nwp.v1.Permit"> & {
  * Use `create(PermitSchema)` to create a new message.
  */
 export const PermitSchema: GenMessage<Permit> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 12);
+  messageDesc(file_permits_nwp_v1_nwp, 13);
 
 /**
  * @generated from message permits.nwp.v1.District
@@ -569,7 +658,7 @@ export type District = Message<"permits.nwp.v1.District"> & {
  * Use `create(DistrictSchema)` to create a new message.
  */
 export const DistrictSchema: GenMessage<District> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 13);
+  messageDesc(file_permits_nwp_v1_nwp, 14);
 
 /**
  * @generated from message permits.nwp.v1.StateCertification
@@ -626,7 +715,7 @@ export type StateCertification = Message<"permits.nwp.v1.StateCertification"> & 
  * Use `create(StateCertificationSchema)` to create a new message.
  */
 export const StateCertificationSchema: GenMessage<StateCertification> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 14);
+  messageDesc(file_permits_nwp_v1_nwp, 15);
 
 /**
  * @generated from message permits.nwp.v1.Activity
@@ -660,7 +749,7 @@ export type Activity = Message<"permits.nwp.v1.Activity"> & {
  * Use `create(ActivitySchema)` to create a new message.
  */
 export const ActivitySchema: GenMessage<Activity> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 15);
+  messageDesc(file_permits_nwp_v1_nwp, 16);
 
 /**
  * @generated from message permits.nwp.v1.DetermineRequest
@@ -677,7 +766,7 @@ export type DetermineRequest = Message<"permits.nwp.v1.DetermineRequest"> & {
  * Use `create(DetermineRequestSchema)` to create a new message.
  */
 export const DetermineRequestSchema: GenMessage<DetermineRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 16);
+  messageDesc(file_permits_nwp_v1_nwp, 17);
 
 /**
  * @generated from message permits.nwp.v1.DetermineResponse
@@ -706,7 +795,7 @@ export type DetermineResponse = Message<"permits.nwp.v1.DetermineResponse"> & {
  * Use `create(DetermineResponseSchema)` to create a new message.
  */
 export const DetermineResponseSchema: GenMessage<DetermineResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 17);
+  messageDesc(file_permits_nwp_v1_nwp, 18);
 
 /**
  * @generated from message permits.nwp.v1.BatchProject
@@ -730,7 +819,7 @@ export type BatchProject = Message<"permits.nwp.v1.BatchProject"> & {
  * Use `create(BatchProjectSchema)` to create a new message.
  */
 export const BatchProjectSchema: GenMessage<BatchProject> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 18);
+  messageDesc(file_permits_nwp_v1_nwp, 19);
 
 /**
  * @generated from message permits.nwp.v1.BatchItem
@@ -769,7 +858,7 @@ export type BatchItem = Message<"permits.nwp.v1.BatchItem"> & {
  * Use `create(BatchItemSchema)` to create a new message.
  */
 export const BatchItemSchema: GenMessage<BatchItem> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 19);
+  messageDesc(file_permits_nwp_v1_nwp, 20);
 
 /**
  * @generated from message permits.nwp.v1.DetermineBatchRequest
@@ -786,7 +875,7 @@ export type DetermineBatchRequest = Message<"permits.nwp.v1.DetermineBatchReques
  * Use `create(DetermineBatchRequestSchema)` to create a new message.
  */
 export const DetermineBatchRequestSchema: GenMessage<DetermineBatchRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 20);
+  messageDesc(file_permits_nwp_v1_nwp, 21);
 
 /**
  * @generated from message permits.nwp.v1.DetermineBatchResponse
@@ -808,7 +897,7 @@ export type DetermineBatchResponse = Message<"permits.nwp.v1.DetermineBatchRespo
  * Use `create(DetermineBatchResponseSchema)` to create a new message.
  */
 export const DetermineBatchResponseSchema: GenMessage<DetermineBatchResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 21);
+  messageDesc(file_permits_nwp_v1_nwp, 22);
 
 /**
  * @generated from message permits.nwp.v1.ListPermitsRequest
@@ -821,7 +910,7 @@ export type ListPermitsRequest = Message<"permits.nwp.v1.ListPermitsRequest"> & 
  * Use `create(ListPermitsRequestSchema)` to create a new message.
  */
 export const ListPermitsRequestSchema: GenMessage<ListPermitsRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 22);
+  messageDesc(file_permits_nwp_v1_nwp, 23);
 
 /**
  * @generated from message permits.nwp.v1.ListPermitsResponse
@@ -843,7 +932,7 @@ export type ListPermitsResponse = Message<"permits.nwp.v1.ListPermitsResponse"> 
  * Use `create(ListPermitsResponseSchema)` to create a new message.
  */
 export const ListPermitsResponseSchema: GenMessage<ListPermitsResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 23);
+  messageDesc(file_permits_nwp_v1_nwp, 24);
 
 /**
  * @generated from message permits.nwp.v1.GetPermitRequest
@@ -860,7 +949,7 @@ export type GetPermitRequest = Message<"permits.nwp.v1.GetPermitRequest"> & {
  * Use `create(GetPermitRequestSchema)` to create a new message.
  */
 export const GetPermitRequestSchema: GenMessage<GetPermitRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 24);
+  messageDesc(file_permits_nwp_v1_nwp, 25);
 
 /**
  * @generated from message permits.nwp.v1.GetPermitResponse
@@ -882,7 +971,7 @@ export type GetPermitResponse = Message<"permits.nwp.v1.GetPermitResponse"> & {
  * Use `create(GetPermitResponseSchema)` to create a new message.
  */
 export const GetPermitResponseSchema: GenMessage<GetPermitResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 25);
+  messageDesc(file_permits_nwp_v1_nwp, 26);
 
 /**
  * @generated from message permits.nwp.v1.ListDistrictsRequest
@@ -895,7 +984,7 @@ export type ListDistrictsRequest = Message<"permits.nwp.v1.ListDistrictsRequest"
  * Use `create(ListDistrictsRequestSchema)` to create a new message.
  */
 export const ListDistrictsRequestSchema: GenMessage<ListDistrictsRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 26);
+  messageDesc(file_permits_nwp_v1_nwp, 27);
 
 /**
  * @generated from message permits.nwp.v1.ListDistrictsResponse
@@ -917,7 +1006,7 @@ export type ListDistrictsResponse = Message<"permits.nwp.v1.ListDistrictsRespons
  * Use `create(ListDistrictsResponseSchema)` to create a new message.
  */
 export const ListDistrictsResponseSchema: GenMessage<ListDistrictsResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 27);
+  messageDesc(file_permits_nwp_v1_nwp, 28);
 
 /**
  * @generated from message permits.nwp.v1.GetDistrictRequest
@@ -934,7 +1023,7 @@ export type GetDistrictRequest = Message<"permits.nwp.v1.GetDistrictRequest"> & 
  * Use `create(GetDistrictRequestSchema)` to create a new message.
  */
 export const GetDistrictRequestSchema: GenMessage<GetDistrictRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 28);
+  messageDesc(file_permits_nwp_v1_nwp, 29);
 
 /**
  * @generated from message permits.nwp.v1.GetDistrictResponse
@@ -956,7 +1045,7 @@ export type GetDistrictResponse = Message<"permits.nwp.v1.GetDistrictResponse"> 
  * Use `create(GetDistrictResponseSchema)` to create a new message.
  */
 export const GetDistrictResponseSchema: GenMessage<GetDistrictResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 29);
+  messageDesc(file_permits_nwp_v1_nwp, 30);
 
 /**
  * @generated from message permits.nwp.v1.GetStateCertificationRequest
@@ -973,7 +1062,7 @@ export type GetStateCertificationRequest = Message<"permits.nwp.v1.GetStateCerti
  * Use `create(GetStateCertificationRequestSchema)` to create a new message.
  */
 export const GetStateCertificationRequestSchema: GenMessage<GetStateCertificationRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 30);
+  messageDesc(file_permits_nwp_v1_nwp, 31);
 
 /**
  * @generated from message permits.nwp.v1.GetStateCertificationResponse
@@ -995,7 +1084,7 @@ export type GetStateCertificationResponse = Message<"permits.nwp.v1.GetStateCert
  * Use `create(GetStateCertificationResponseSchema)` to create a new message.
  */
 export const GetStateCertificationResponseSchema: GenMessage<GetStateCertificationResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 31);
+  messageDesc(file_permits_nwp_v1_nwp, 32);
 
 /**
  * @generated from message permits.nwp.v1.ListActivitiesRequest
@@ -1008,7 +1097,7 @@ export type ListActivitiesRequest = Message<"permits.nwp.v1.ListActivitiesReques
  * Use `create(ListActivitiesRequestSchema)` to create a new message.
  */
 export const ListActivitiesRequestSchema: GenMessage<ListActivitiesRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 32);
+  messageDesc(file_permits_nwp_v1_nwp, 33);
 
 /**
  * @generated from message permits.nwp.v1.ListActivitiesResponse
@@ -1030,7 +1119,127 @@ export type ListActivitiesResponse = Message<"permits.nwp.v1.ListActivitiesRespo
  * Use `create(ListActivitiesResponseSchema)` to create a new message.
  */
 export const ListActivitiesResponseSchema: GenMessage<ListActivitiesResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 33);
+  messageDesc(file_permits_nwp_v1_nwp, 34);
+
+/**
+ * @generated from message permits.nwp.v1.GetCoverageRequest
+ */
+export type GetCoverageRequest = Message<"permits.nwp.v1.GetCoverageRequest"> & {
+};
+
+/**
+ * Describes the message permits.nwp.v1.GetCoverageRequest.
+ * Use `create(GetCoverageRequestSchema)` to create a new message.
+ */
+export const GetCoverageRequestSchema: GenMessage<GetCoverageRequest> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 35);
+
+/**
+ * One fact of a permit: held or not (null), and on which basis.
+ *
+ * @generated from message permits.nwp.v1.FactHeld
+ */
+export type FactHeld = Message<"permits.nwp.v1.FactHeld"> & {
+  /**
+   * @generated from field: bool held = 1;
+   */
+  held: boolean;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 2;
+   */
+  basis: Basis;
+
+  /**
+   * @generated from field: permits.common.v1.Confidence confidence = 3;
+   */
+  confidence: Confidence;
+};
+
+/**
+ * Describes the message permits.nwp.v1.FactHeld.
+ * Use `create(FactHeldSchema)` to create a new message.
+ */
+export const FactHeldSchema: GenMessage<FactHeld> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 36);
+
+/**
+ * @generated from message permits.nwp.v1.PermitCoverage
+ */
+export type PermitCoverage = Message<"permits.nwp.v1.PermitCoverage"> & {
+  /**
+   * @generated from field: int32 number = 1;
+   */
+  number: number;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: permits.nwp.v1.FactHeld acreage_limit = 3;
+   */
+  acreageLimit?: FactHeld | undefined;
+
+  /**
+   * @generated from field: permits.nwp.v1.FactHeld notification = 4;
+   */
+  notification?: FactHeld | undefined;
+
+  /**
+   * A term on any basis says every activity under this permit needs a PCN.
+   *
+   * @generated from field: bool pcn_always = 5;
+   */
+  pcnAlways: boolean;
+};
+
+/**
+ * Describes the message permits.nwp.v1.PermitCoverage.
+ * Use `create(PermitCoverageSchema)` to create a new message.
+ */
+export const PermitCoverageSchema: GenMessage<PermitCoverage> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 37);
+
+/**
+ * @generated from message permits.nwp.v1.GetCoverageResponse
+ */
+export type GetCoverageResponse = Message<"permits.nwp.v1.GetCoverageResponse"> & {
+  /**
+   * @generated from field: permits.nwp.v1.Ruleset ruleset = 1;
+   */
+  ruleset?: Ruleset | undefined;
+
+  /**
+   * @generated from field: string dataset_version = 2;
+   */
+  datasetVersion: string;
+
+  /**
+   * @generated from field: repeated permits.common.v1.BasisCount facts = 3;
+   */
+  facts: BasisCount[];
+
+  /**
+   * Facts not held (null), counted per permit: limits and notification terms.
+   *
+   * @generated from field: int32 null_facts = 4;
+   */
+  nullFacts: number;
+
+  /**
+   * @generated from field: repeated permits.nwp.v1.PermitCoverage permits = 5;
+   */
+  permits: PermitCoverage[];
+};
+
+/**
+ * Describes the message permits.nwp.v1.GetCoverageResponse.
+ * Use `create(GetCoverageResponseSchema)` to create a new message.
+ */
+export const GetCoverageResponseSchema: GenMessage<GetCoverageResponse> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 38);
 
 /**
  * @generated from enum permits.nwp.v1.Verdict
@@ -1139,6 +1348,16 @@ export const NwpService: GenService<{
     methodKind: "unary";
     input: typeof ListActivitiesRequestSchema;
     output: typeof ListActivitiesResponseSchema;
+  },
+  /**
+   * What the dataset holds per permit, and on which basis: static, for GET /api/v1/coverage.
+   *
+   * @generated from rpc permits.nwp.v1.NwpService.GetCoverage
+   */
+  getCoverage: {
+    methodKind: "unary";
+    input: typeof GetCoverageRequestSchema;
+    output: typeof GetCoverageResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_permits_nwp_v1_nwp, 0);

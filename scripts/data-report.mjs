@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// npm run data:report: what each dataset holds, per basis and confidence, per jurisdiction and per
+// NWP; exits 1 on an internal contradiction. `--markdown` prints the README's "What we know" table.
+// Reads the built services (npm run build) and DATA_DIR like the services do.
+import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
+import { nullFacts } from "../services/stormwater/dist/engine/holdings.js";
+import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
+import { nwpDatasetVersion, nwpNullFacts } from "../services/nwp/dist/holdings.js";
+import { BASIS_WORDS, tallyFacts } from "../services/common/dist/basis.js";
+
+const GOV = /^https?:\/\/(?:[a-z0-9-]+\.)+(?:gov|mil|state\.[a-z]{2}\.us)(?::\d+)?(?:[/?#]|$)/;
+const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** The ways a quote may write a yyyy-mm-dd date. */
+function dateForms(d) {
+  const [y, m, day] = d.split("-").map(Number);
+  const month = MONTHS[m - 1];
+  return [d, `${month} ${day}, ${y}`, `${month.slice(0, 3)}. ${day}, ${y}`, `${month.slice(0, 3)} ${day}, ${y}`, `${day} ${month} ${y}`, `${m}/${day}/${y}`, `${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")}/${y}`];
+}
+
+const problems = [];
+function walk(o, path, visit) {
+  if (Array.isArray(o)) o.forEach((x, i) => walk(x, `${path}[${i}]`, visit));
+  else if (o && typeof o === "object") {
+    visit(o, path);
+    for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`, visit);
+  }
+}
+
+function checkFacts(name, raw) {
+  walk(raw, name, (o, path) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (URL_KEYS.has(k) && typeof v === "string" && !GOV.test(v)) problems.push(`${path}.${k}: ${v} is not on a government domain`);
+    }
+    if (typeof o.basis !== "string" || typeof o.confidence !== "string") return;
+    if (o.confidence === "verified") {
+      if (o.basis !== "official-text" && o.basis !== "agency-form") problems.push(`${path}: verified on basis ${o.basis}`);
+      const quote = o.quote ?? o.authorityCitation?.quote;
+      if (!quote) problems.push(`${path}: verified with no quote`);
+      const url = o.sourceUrl ?? o.authorityCitation?.sourceUrl;
+      if (!url || !GOV.test(url)) problems.push(`${path}: verified with no official URL`);
+    }
+    if (o.basis === "prior-edition" && !o.edition) problems.push(`${path}: prior-edition without its edition`);
+  });
+}
+
+/** A dated term against the quote it was read in: each date must appear in it. */
+function checkDates(path, dates, citation) {
+  if (!citation?.quote) return;
+  for (const [k, d] of Object.entries(dates)) {
+    if (d && !dateForms(d).some((f) => citation.quote.includes(f))) problems.push(`${path}.${k}: ${d} does not appear in its quote "${citation.quote}"`);
+  }
+}
+
+function checkTerm(path, term, asOf) {
+  if (term.expiryDate && term.expiryDate < asOf && !term.successorNote && !term.successorId) problems.push(`${path}: expired on ${term.expiryDate} with no successor note`);
+}
+
+const sw = loadStormwater();
+const nwp = loadNwp();
+checkFacts("stormwater", sw.raw);
+checkFacts("nwp", nwp.raw);
+for (const p of sw.raw.permits.permits) {
+  checkDates(`stormwater.permits.${p.id}`, { effectiveDate: p.effectiveDate, ...(p.expiryCitation ? {} : { expiryDate: p.expiryDate }) }, p.citation);
+  if (p.expiryCitation) checkDates(`stormwater.permits.${p.id}`, { expiryDate: p.expiryDate }, p.expiryCitation);
+  checkTerm(`stormwater.permits.${p.id}`, p, sw.asOf);
+}
+for (const j of sw.raw.jurisdictions.jurisdictions) {
+  for (const p of j.statePermits) {
+    const path = `stormwater.jurisdictions.${j.code}.${p.id}`;
+    checkDates(path, { effectiveDate: p.effectiveDate, expiryDate: p.expiryDate }, p.datesCitation);
+    if ((p.effectiveDate || p.expiryDate) && !p.datesCitation) problems.push(`${path}: a date is held with no citation`);
+    if ((!p.effectiveDate || !p.expiryDate) && !p.datesNote) problems.push(`${path}: a date is null with no note saying why`);
+    checkTerm(path, p, sw.asOf);
+  }
+}
+const r = nwp.ruleset;
+checkDates("nwp.ruleset", { effectiveDate: r.effectiveDate, expiryDate: r.expiryDate }, r);
+
+const tally = (raw) => {
+  const t = tallyFacts(raw);
+  return Object.fromEntries(BASIS_WORDS.map((b) => [b, { verified: t.find((x) => x.basis === b && x.confidence === "verified")?.count ?? 0, unverified: t.find((x) => x.basis === b && x.confidence === "unverified")?.count ?? 0 }]));
+};
+const swT = tally(sw.raw);
+const nwpT = tally(nwp.raw);
+const swNull = nullFacts(sw);
+const nwpNull = nwpNullFacts(nwp.raw.permits);
+
+if (process.argv.includes("--markdown")) {
+  const lines = [
+    "| basis | stormwater verified | stormwater unverified | NWP verified | NWP unverified |",
+    "|---|---|---|---|---|",
+    ...BASIS_WORDS.map((b) => `| ${b} | ${swT[b].verified} | ${swT[b].unverified} | ${nwpT[b].verified} | ${nwpT[b].unverified} |`),
+    "",
+    "| not held (null) | count |",
+    "|---|---|",
+    ...[...swNull, ...nwpNull].map((x) => `| ${x.label} | ${x.count} |`),
+  ];
+  console.log(lines.join("\n"));
+} else if (!process.argv.includes("--quiet")) {
+  console.log(`stormwater ${sw.version} (asOf ${sw.asOf}); nwp ${nwpDatasetVersion(nwp)} (${r.name}, ${r.effectiveDate} to ${r.expiryDate})\n`);
+  console.log("Facts per basis and confidence");
+  console.table(Object.fromEntries(BASIS_WORDS.map((b) => [b, { "stormwater verified": swT[b].verified, "stormwater unverified": swT[b].unverified, "nwp verified": nwpT[b].verified, "nwp unverified": nwpT[b].unverified }])));
+  console.log("Facts not held (null)");
+  console.table(Object.fromEntries([...swNull, ...nwpNull].map((x) => [x.label, x.count])));
+  console.log("Per jurisdiction");
+  console.table(Object.fromEntries(sw.raw.jurisdictions.jurisdictions.map((j) => {
+    const p = j.statePermits[0];
+    return [j.code, {
+      confidence: j.confidence, basis: j.basis, permit: j.permitNumber ?? "-",
+      effective: (j.authority === "epa" ? "2022-02-17" : p?.effectiveDate) ?? "-", expiry: (j.authority === "epa" ? "2027-02-16" : p?.expiryDate) ?? "-",
+      requirements: j.authority === "epa" ? `CGP ${sw.raw.cgpRequirements.requirements.length}` : j.statePermits.reduce((n, s) => n + s.requirements.length, 0),
+      credential: `${j.credential.gate} (${j.credential.basis})`,
+    }];
+  })));
+  console.log("Per NWP");
+  console.table(Object.fromEntries(nwp.raw.permits.map((p) => [p.number, {
+    limit: p.acreageLimits[0] ? `${p.acreageLimits[0].display} (${p.acreageLimits[0].basis})` : "-",
+    "limit terms": p.limitTerms.held ? p.limitTerms.basis : "not held",
+    notification: p.notification.held ? `${p.notification.basis}` : "not held",
+    "PCN always": p.pcnConditions.some((c) => c.kind === "always") ? "yes" : "",
+  }])));
+}
+if (problems.length > 0) {
+  console.error(`\n${problems.length} contradiction(s):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  process.exit(1);
+}
+if (!process.argv.includes("--markdown")) console.log("data:report: no contradictions");

@@ -1,0 +1,47 @@
+// What the NWP dataset holds per permit, and on which basis: the coverage read-out
+// (GET /api/v1/coverage and `npm run data:report`). Static: built once from the loaded dataset.
+import { createHash } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { deepFreeze } from "@permits/common/freeze";
+import { basisOf, tallyFacts } from "@permits/common/basis";
+import { BasisCountSchema, Confidence } from "@permits/proto/common/v1/common";
+import { FactHeldSchema, GetCoverageResponseSchema, PermitCoverageSchema, type GetCoverageResponse, type Ruleset } from "@permits/proto/nwp/v1/nwp";
+import type { Dataset, RawPermit } from "./engine/index.js";
+
+const CONF = { verified: Confidence.VERIFIED, unverified: Confidence.UNVERIFIED } as const;
+
+/** The ruleset id and a short hash of the whole dataset, so a stored answer names what it came from. */
+export function nwpDatasetVersion(ds: Dataset): string {
+  return `${ds.ruleset.id}.${createHash("sha256").update(JSON.stringify(ds.raw)).digest("hex").slice(0, 10)}`;
+}
+
+/** Facts not held (null), per permit: an acreage limit, notification terms. */
+export function nwpNullFacts(permits: RawPermit[]): { label: string; count: number }[] {
+  return [
+    { label: "NWPs without an acreage limit to compare", count: permits.filter((p) => p.acreageLimits.length === 0).length },
+    { label: "NWPs with no limit terms held", count: permits.filter((p) => !p.limitTerms.held).length },
+    { label: "NWPs without notification terms", count: permits.filter((p) => !p.notification.held).length },
+  ];
+}
+
+export function coverageOf(ds: Dataset, ruleset: Ruleset): GetCoverageResponse {
+  const permits = ds.raw.permits.map((p) => {
+    const lim = p.acreageLimits[0];
+    // A compared limit where one is held; otherwise what is known of the limits as a whole.
+    const limits = lim ?? p.limitTerms;
+    return create(PermitCoverageSchema, {
+      number: p.number,
+      title: p.title,
+      acreageLimit: create(FactHeldSchema, { held: lim !== undefined || p.limitTerms.held, basis: basisOf(limits.basis), confidence: CONF[limits.confidence] }),
+      notification: create(FactHeldSchema, { held: p.notification.held, basis: basisOf(p.notification.basis), confidence: CONF[p.notification.confidence] }),
+      pcnAlways: p.pcnConditions.some((c) => c.kind === "always"),
+    });
+  });
+  return deepFreeze(create(GetCoverageResponseSchema, {
+    ruleset,
+    datasetVersion: nwpDatasetVersion(ds),
+    facts: tallyFacts(ds.raw).map((t) => create(BasisCountSchema, { basis: basisOf(t.basis), confidence: CONF[t.confidence], count: t.count })),
+    nullFacts: nwpNullFacts(ds.raw.permits).reduce((n, x) => n + x.count, 0),
+    permits,
+  }));
+}

@@ -1,0 +1,71 @@
+// What the dataset holds, per jurisdiction and in all, and on which basis: the coverage read-out
+// (GET /api/v1/coverage and `npm run data:report`). Static: built once from the loaded dataset.
+import { create } from "@bufbuild/protobuf";
+import { deepFreeze } from "@permits/common/freeze";
+import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
+import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
+import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
+import { confidenceOf, gateOf, isWithheld } from "./messages.js";
+import type { Dataset } from "./types.js";
+
+export function basisCounts(t: BasisTally[]): BasisCount[] {
+  return t.map((x) => create(BasisCountSchema, { basis: basisOf(x.basis), confidence: confidenceOf(x.confidence), count: x.count }));
+}
+
+/** Facts the dataset does not hold (null): permit numbers, dates, and withheld requirement values. */
+export function nullFacts(ds: Dataset): { label: string; count: number }[] {
+  const rows = ds.raw.jurisdictions.jurisdictions;
+  const permits = rows.flatMap((j) => j.statePermits);
+  const cgp = ds.raw.cgpRequirements.requirements;
+  const values = cgp.flatMap((q) => (q.cases ? Object.values(q.cases).map((c) => c.value) : [q.value ?? null]));
+  return [
+    { label: "jurisdictions without a permit number", count: rows.filter((j) => j.permitNumber === null).length },
+    { label: "state permits without an effective date", count: permits.filter((p) => p.effectiveDate === null).length },
+    { label: "state permits without an expiry date", count: permits.filter((p) => p.expiryDate === null).length },
+    { label: "jurisdictions with no requirement read", count: rows.filter((j) => j.authority === "state" && j.statePermits.every((p) => p.requirements.length === 0)).length },
+    { label: "CGP requirement values not held (null)", count: values.filter((v) => v === null).length },
+    { label: "requirement values withheld by the rule of caution", count: withheld(ds) },
+  ];
+}
+
+/** Values that would relax an answer but rest on a basis that may not: served as null. */
+function withheld(ds: Dataset): number {
+  const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
+  let n = 0;
+  for (const q of reqs) {
+    if (isWithheld(q.value, q.relaxes, q.citation)) n++;
+    for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.relaxes ?? q.relaxes, c.citation ?? q.citation)) n++;
+  }
+  return n;
+}
+
+export function coverageOf(ds: Dataset): GetCoverageResponse {
+  const jurisdictions = ds.codes.map((code) => {
+    const pj = ds.jurisdictions.get(code)!;
+    const j = pj.raw;
+    const epa = j.authority === "epa";
+    const sp = j.statePermits.length === 1 ? j.statePermits[0] : undefined;
+    const cgp = ds.raw.permits.permits.find((p) => p.id === ds.cgp.ref.id)!;
+    const reqs = epa ? ds.raw.cgpRequirements.requirements : (sp?.requirements ?? []);
+    return create(JurisdictionCoverageSchema, {
+      code,
+      name: j.name,
+      confidence: confidenceOf(j.confidence),
+      governingPermitId: j.governingPermitId ?? undefined,
+      permitNumber: j.permitNumber ?? undefined,
+      effectiveDate: (epa ? cgp.effectiveDate : sp?.effectiveDate) ?? undefined,
+      expiryDate: (epa ? cgp.expiryDate : sp?.expiryDate) ?? undefined,
+      requirementCount: reqs.length,
+      requirements: basisCounts(tallyFacts(reqs)),
+      credentialGate: gateOf(j.credential.gate),
+      credentialConfidence: confidenceOf(j.credential.confidence),
+    });
+  });
+  return deepFreeze(create(GetCoverageResponseSchema, {
+    datasetVersion: ds.version,
+    asOf: ds.asOf,
+    facts: basisCounts(tallyFacts(ds.raw)),
+    nullFacts: nullFacts(ds).reduce((n, x) => n + x.count, 0),
+    jurisdictions,
+  }));
+}

@@ -1,0 +1,59 @@
+// The date rule, driven by each permit's term as data: has the governing permit expired on the
+// evaluation date (and is no successor held), and do the project's own dates run past its expiry?
+// Dates are yyyy-mm-dd, so they compare as text.
+import type { DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
+import { longDate } from "@permits/common/dates";
+import { derivedOnce } from "@permits/common/freeze";
+import { step } from "./messages.js";
+import type { Dataset, PermitTerm } from "./types.js";
+import type { Site } from "./validate.js";
+
+/** Expired on `today` with no successor held. A permit whose expiry is not held is never "expired". */
+export function hasLapsed(term: PermitTerm | undefined, today: string): term is PermitTerm & { expiryDate: string } {
+  return term !== undefined && term.expiryDate !== null && today > term.expiryDate && !term.hasSuccessor;
+}
+
+/** "<permit> expired on <date>": built once per permit term. */
+export function expiryStep(term: PermitTerm & { expiryDate: string }): DerivationStep {
+  return derivedOnce(term, "expiry step", () => step(
+    "permit expiry",
+    `${term.name} expired on ${longDate(term.expiryDate)}, and no successor permit is held by this service.`,
+    term.expiryCitation,
+  ));
+}
+
+/** What the expiry means for a new operator, by issuer: built once per permit term. */
+export function continuationStep(ds: Dataset, term: PermitTerm): DerivationStep {
+  return derivedOnce(term, "continuation step", () => term.issuer === "epa"
+    ? step(
+      "expired permit continuation",
+      "An expired EPA general permit continues only for operators already covered who applied on time; a new operator cannot obtain coverage under it. Confirm with EPA whether a successor permit or other relief is available.",
+      ds.cgp.citations.continuation,
+    )
+    : step(
+      "expired permit continuation",
+      `Whether an expired state general permit continues after its expiry, and for whom, is set by the state; confirm with ${term.agencyName} which permit a new operator is covered under.`,
+    ));
+}
+
+const NO_FINDINGS = Object.freeze({ steps: Object.freeze([]) as unknown as DerivationStep[], notices: Object.freeze([]) as unknown as string[] });
+
+/**
+ * The project's own dates against the governing permit's term: a step (and a notice) where a date
+ * falls after the expiry, or where the expiry is not held. Dates never change the verdict.
+ */
+export function projectDateFindings(term: PermitTerm | undefined, site: Site): { steps: DerivationStep[]; notices: string[] } {
+  if (term === undefined || (site.startDate === undefined && site.endDate === undefined)) return NO_FINDINGS;
+  const given = ([["startDate", site.startDate], ["endDate", site.endDate]] as const).filter((d): d is readonly ["startDate" | "endDate", string] => d[1] !== undefined);
+  if (term.expiryDate === null) {
+    return {
+      steps: [step("permit term", `The expiry date of ${term.name} is not held, so whether it will still be in force on ${given.map(([k, v]) => `${k} ${v}`).join(" and ")} is unknown; confirm with ${term.agencyName}.`)],
+      notices: [],
+    };
+  }
+  const after = given.filter(([, v]) => v > term.expiryDate!);
+  if (after.length === 0) return NO_FINDINGS;
+  const which = after.map(([k, v]) => `${k} ${v}`).join(" and ");
+  const text = `The project's ${which} ${after.length > 1 ? "fall" : "falls"} after ${term.name} expires on ${longDate(term.expiryDate)}: coverage must continue under its successor permit, which this service does not hold; confirm with ${term.agencyName}. The coverage verdict is unchanged.`;
+  return { steps: [step("project dates and permit expiry", text, term.expiryCitation)], notices: [text] };
+}

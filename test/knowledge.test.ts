@@ -1,0 +1,79 @@
+// What the datasets know, end to end on both deployments: the coverage read-out, the basis of
+// every served fact, the rule of caution at the HTTP surface (PCN null, never false, when not
+// held) and the date notices.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
+
+const SANDBOX = { "x-api-key": "svc_sandbox_public", "content-type": "application/json" };
+const BASES = ["official-text", "agency-form", "prior-edition", "secondary", "unsourced"];
+
+describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
+  let gw: Target;
+  beforeAll(async () => {
+    gw = await startTarget(deployment);
+  }, 60_000);
+  afterAll(async () => gw?.close());
+
+  const nwp = (body: Record<string, unknown>) =>
+    gw.request({ method: "POST", url: "/api/v1/determine/nwp", headers: SANDBOX, payload: JSON.stringify({ state: "CA", district: "SPK", aquaticResourceType: "wetland", ...body }) });
+
+  it("GET /api/v1/coverage: both datasets, per jurisdiction and per NWP, unmetered, in document 1's envelope", async () => {
+    const res = await gw.request({ method: "GET", url: "/api/v1/coverage" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["x-ratelimit-limit"]).toBeUndefined();
+    const body = res.json();
+    expect(Object.keys(body)).toEqual(expect.arrayContaining(["data", "request_id", "disclaimer"]));
+    const { stormwater, nwp: n } = body.data;
+    expect(stormwater.datasetVersion).toMatch(/^2026-11-21\.[0-9a-f]{10}$/);
+    expect(stormwater.jurisdictions).toHaveLength(56);
+    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NC")).toMatchObject({ requirementCount: 4, credentialGate: "unknown" });
+    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16" });
+    for (const f of [...stormwater.facts, ...n.facts]) {
+      expect(BASES).toContain(f.basis);
+      if (f.confidence === "verified") expect(["official-text", "agency-form"]).toContain(f.basis);
+    }
+    expect(n.datasetVersion).toMatch(/^nwp-2026\.[0-9a-f]{10}$/);
+    expect(n.ruleset).toMatchObject({ id: "nwp-2026", expiryDate: "2031-03-15" });
+    expect(n.permits).toHaveLength(57);
+    expect(n.permits.find((p: { number: number }) => p.number === 29)).toEqual({
+      number: 29, title: "Residential Developments",
+      acreageLimit: { held: true, basis: "prior-edition", confidence: "unverified" },
+      notification: { held: true, basis: "unsourced", confidence: "unverified" },
+      pcnAlways: true,
+    });
+    expect(n.permits.find((p: { number: number }) => p.number === 60).notification.held).toBe(false);
+  });
+
+  it("the coverage route is in the discovery index and the OpenAPI document", async () => {
+    const index = (await gw.request({ method: "GET", url: "/api/v1" })).json();
+    expect(index.endpoints.some((e: { path: string }) => e.path === "/api/v1/coverage")).toBe(true);
+    const doc = (await gw.request({ method: "GET", url: "/api/openapi" })).json();
+    expect(doc.paths["/api/v1/coverage"].get.responses["200"]).toBeDefined();
+    expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(BASES);
+    expect(doc.components.schemas.NwpPcn.properties.required.type).toEqual(["boolean", "null"]);
+  });
+
+  it("NWP 29 (PCN for every activity, unsourced): nwp-with-pcn with a trigger at its basis, never nwp-likely", async () => {
+    const d = (await nwp({ activity: "residential-development", permanentImpactAcres: 0.3 })).json().data;
+    expect(d.verdict).toBe("nwp-with-pcn");
+    expect(d.pcn.required).toBe(true);
+    expect(d.pcn.triggers[0]).toMatchObject({ permitNumber: 29, confidence: "unverified", basis: "unsourced" });
+    expect(d.candidates[0].reasons[0]).toMatchObject({ code: "acreage-within-limit", basis: "prior-edition" });
+  });
+
+  it("terms that may not relax: pcn.required is null in the JSON, with a gap naming the permit", async () => {
+    const d = (await nwp({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 })).json().data;
+    expect(d.pcn.required).toBeNull();
+    expect(d.verdict).toBe("nwp-with-pcn");
+    expect(d.coverageGaps.some((g: string) => g.startsWith("The PCN requirement for NWP 12"))).toBe(true);
+  });
+
+  it("a stormwater project starting after the 2022 CGP expires: coverage unchanged, a notice names the expiry; citations carry their basis", async () => {
+    const res = await gw.request({ method: "POST", url: "/api/v1/determine", headers: { "content-type": "application/json" }, payload: JSON.stringify({ state: "NM", activity: "construction", acres: 3, startDate: "2027-03-01" }) });
+    const d = res.json().data;
+    expect(d.coverage).toBe("required");
+    expect(d.notices.some((n: string) => n.includes("falls after EPA 2022 Construction General Permit (CGP) expires on 16 February 2027"))).toBe(true);
+    const option1 = d.requirements.find((r: { id: string }) => r.id === "inspection.frequency.option1");
+    expect(option1.citation).toMatchObject({ basis: "agency-form", confidence: "verified" });
+  });
+});
