@@ -1,13 +1,15 @@
 // The one place that decides, for each service, how the gateway reaches it: a remote Connect
 // transport over HTTP/2 when <SERVICE>_URL is set, otherwise the service built in this process
-// behind the direct transport (no serialisation).
+// behind the direct transport (no serialisation). Either way a call runs the same two Connect
+// interceptor chains: the gateway's client chain, then the service's own (pipeline.ts).
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type Transport } from "@connectrpc/connect";
+import { createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createClient as createRedisClient } from "redis";
 import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
 import { createH2Transport } from "@permits/common/h2-transport";
 import { SESSION_MEMORY_MB } from "@permits/common/serve";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { serviceChain, withInterceptors } from "@permits/common/pipeline";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
@@ -38,7 +40,13 @@ const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
   ratelimit: () => import("@permits/ratelimit/build").then((m) => m.build as Builder),
 };
 
-export async function wireServices(config: GatewayConfig, ctx: BuildContext): Promise<Wiring> {
+/** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */
+export interface WiringInterceptors {
+  client?: readonly Interceptor[];
+  service?: readonly Interceptor[];
+}
+
+export async function wireServices(config: GatewayConfig, ctx: BuildContext, interceptors: WiringInterceptors = {}): Promise<Wiring> {
   const urls: Record<keyof ServiceClients, string | undefined> = {
     stormwater: config.STORMWATER_URL,
     nwp: config.NWP_URL,
@@ -48,7 +56,8 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext): Pr
   const wired = {} as Record<keyof ServiceClients, Wired>;
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
-    wired[name] = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx);
+    const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, interceptors.service);
+    wired[name] = { ...w, transport: withInterceptors(w.transport, interceptors.client ?? []) };
   }
   const clients: ServiceClients = {
     stormwater: createClient(StormwaterService, wired.stormwater.transport),
@@ -85,10 +94,10 @@ function remote(baseUrl: string, timeoutMs: number): Wired {
   };
 }
 
-async function inProcess(build: Builder, ctx: BuildContext): Promise<Wired> {
+async function inProcess(build: Builder, ctx: BuildContext, interceptors: readonly Interceptor[] | undefined): Promise<Wired> {
   const built = await build(ctx);
   return {
-    transport: createDirectTransport([directRoute(built.service, built.impl)]),
+    transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: serviceChain(ctx.logger, interceptors) }),
     ready: built.ready ?? (async () => true),
     close: built.close,
   };

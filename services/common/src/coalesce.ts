@@ -1,15 +1,16 @@
-// Coalescing of unary calls to one service (permits.transport.v1.CoalescedService). Calls made
+// Coalescing of unary calls to one service (permits.transport.v1.CoalescedService/Stream). Calls made
 // in one turn of the event loop are held until the turn ends (setImmediate runs after every
 // request read in that turn); then a lone call goes out on a stream of its own, and two or more
 // go out together in one exchange. Node's HTTP/2 costs more per stream than these calls cost
 // themselves (measured: ~0.1-0.15 ms of CPU per stream on each side), and a loaded gateway has
 // many authenticate, decide and determine calls ready at once. An idle gateway adds nothing: its
-// lone calls go as before. A service that does not serve the coalesced call (an older version
-// during a rolling deploy) is remembered, and calls go one by one again.
+// lone calls go as before. The service answers each call of an exchange as soon as it is done,
+// so a slow call holds up no other. A service that does not serve the coalesced call (an older
+// version during a rolling deploy) is remembered, and calls go one by one again.
 import type http2 from "node:http2";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CallRequestSchema, CallResponseSchema, CoalescedService } from "@permits/proto/transport/v1/transport";
+import { StreamRequestSchema, type UnaryResult } from "@permits/proto/transport/v1/transport";
 import { unaryContentType } from "./h2-headers.js";
 
 /** One unary call, encoded, ready to send. */
@@ -29,19 +30,30 @@ export interface Exchanged {
   bytes: Uint8Array;
 }
 
+/** How a coalesced exchange ended: its HTTP status and, on 200, the error its end carried, if any. */
+export interface ExchangeEnd {
+  status: number;
+  responseHeaders: http2.IncomingHttpHeaders;
+  /** The body of an answer that was not a stream (status other than 200). */
+  bytes: Uint8Array;
+  error?: ConnectError;
+}
+
+/** Sends one exchange; `onResult` is called for each call's result as it arrives. */
+export type PostExchange = (message: Uint8Array, deadline: number | undefined, onResult: (index: number, result: UnaryResult) => void) => Promise<ExchangeEnd>;
+
 interface Pending {
   call: Call;
   resolve: (e: Exchanged) => void;
   reject: (err: unknown) => void;
 }
 
-const COALESCED = `/${CoalescedService.typeName}/${CoalescedService.methods[0].name}`;
 /** Most calls, and request bytes, in one exchange (the service refuses more; see lean-unary.ts). */
 const MAX_CALLS = 1000;
 const MAX_BYTES = 4 * 1024 * 1024;
 
 /** Returns `call` with the same contract as `post`, coalescing concurrent calls. */
-export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call: Call) => Promise<Exchanged> {
+export function createCoalescer(post: (call: Call) => Promise<Exchanged>, postExchange: PostExchange): (call: Call) => Promise<Exchanged> {
   let queue: Pending[] = [];
   let served = true;
 
@@ -78,42 +90,33 @@ export function createCoalescer(post: (call: Call) => Promise<Exchanged>): (call
       post(batch[0].call).then(batch[0].resolve, batch[0].reject);
       return;
     }
-    const message = toBinary(CallRequestSchema, create(CallRequestSchema, {
+    const message = toBinary(StreamRequestSchema, create(StreamRequestSchema, {
       calls: batch.map(({ call }) => ({ procedure: call.procedure, message: call.message, timeoutMs: call.deadline ?? 0, headers: call.headers ?? {} })),
     }));
     // The exchange lasts as long as the longest deadline; the service ends each call at its own.
     const deadline = batch.some((p) => p.call.deadline === undefined) ? undefined : Math.max(...batch.map((p) => p.call.deadline!));
-    let answer: Exchanged;
+    const open = new Set(batch);
+    let end: ExchangeEnd;
     try {
-      answer = await post({ procedure: COALESCED, message, deadline, headers: undefined, signal: undefined });
+      end = await postExchange(message, deadline, (index, r) => {
+        const p = batch[index];
+        if (p === undefined || !open.delete(p)) return;
+        // As on a stream of its own.
+        p.resolve({ status: r.status, responseHeaders: { ...r.headers, "content-type": unaryContentType(r.status) }, bytes: r.body });
+      });
     } catch (e) {
-      for (const p of batch) p.reject(e);
+      for (const p of open) p.reject(e);
       return;
     }
-    if (answer.status === 404 || answer.status === 501) {
+    if (end.status === 404 || end.status === 415 || end.status === 501) {
       // Not served there (Connect answers Unimplemented with 404): one by one from now on.
       served = false;
-      for (const p of batch) post(p.call).then(p.resolve, p.reject);
+      for (const p of open) post(p.call).then(p.resolve, p.reject);
       return;
     }
-    if (answer.status !== 200) {
-      // The exchange itself failed (e.g. the service is shutting down): each call gets that answer.
-      for (const p of batch) p.resolve(answer);
-      return;
-    }
-    let results;
-    try {
-      results = fromBinary(CallResponseSchema, answer.bytes).results;
-    } catch (e) {
-      for (const p of batch) p.reject(new ConnectError("the coalesced answer could not be decoded", Code.Internal, undefined, undefined, e));
-      return;
-    }
-    batch.forEach((p, i) => {
-      const r = results[i];
-      if (r === undefined) p.reject(new ConnectError("the coalesced answer is missing a result", Code.Internal));
-      // As on a stream of its own.
-      else p.resolve({ status: r.status, responseHeaders: { ...r.headers, "content-type": unaryContentType(r.status) }, bytes: r.body });
-    });
+    // The exchange itself failed (e.g. the service is shutting down): each call left gets that answer.
+    if (end.status !== 200) for (const p of open) p.resolve({ status: end.status, responseHeaders: end.responseHeaders, bytes: end.bytes });
+    else for (const p of open) p.reject(end.error ?? new ConnectError("the coalesced answer is missing a result", Code.Internal));
   };
 
   return (call) =>

@@ -16,9 +16,11 @@ import {
   createHandlerContext,
   type ContextValues,
   type HandlerContext,
+  type Interceptor,
   type ServiceImpl,
   type Transport,
 } from "@connectrpc/connect";
+import { chainHandler, type ChainedHandler } from "./pipeline.js";
 
 type AnyUnaryImpl = (req: unknown, ctx: HandlerContext) => unknown;
 
@@ -31,13 +33,19 @@ export function directRoute<S extends DescService>(service: S, impl: Partial<Ser
   return { service, impl } as unknown as DirectRoute;
 }
 
-export function createDirectTransport(routes: DirectRoute[], opts: { shutdownSignal?: AbortSignal } = {}): Transport {
-  // Resolve every method to its implementation once, not per call.
-  const impls = new Map<DescMethod, AnyUnaryImpl>();
+export interface DirectTransportOptions {
+  shutdownSignal?: AbortSignal;
+  /** The services' interceptor chain (pipeline.ts), run for each call as a remote host would. */
+  interceptors?: readonly Interceptor[];
+}
+
+export function createDirectTransport(routes: DirectRoute[], opts: DirectTransportOptions = {}): Transport {
+  // Resolve every method to its implementation, behind the chain, once, not per call.
+  const impls = new Map<DescMethod, ChainedHandler>();
   for (const { service, impl } of routes) {
     for (const method of service.methods) {
       const fn = (impl as Record<string, unknown>)[method.localName];
-      if (typeof fn === "function" && method.methodKind === "unary") impls.set(method, fn.bind(impl) as AnyUnaryImpl);
+      if (typeof fn === "function" && method.methodKind === "unary") impls.set(method, chainHandler(method, fn.bind(impl) as AnyUnaryImpl, opts.interceptors ?? []));
     }
   }
 

@@ -90,7 +90,7 @@ describe.each(pairs)("%s", (_name, transport) => {
 describe("coalescing", () => {
   async function countingServer() {
     const server = http2.createServer();
-    const handle = leanUnary([{ service: RateLimitService, impl }], { logger: createLogger("t", { level: "silent" }), shutdownSignal: new AbortController().signal });
+    const handle = leanUnary([{ service: RateLimitService, impl }], { logger: createLogger("t", { level: "silent" }), shutdownSignal: new AbortController().signal, interceptors: [] });
     let streams = 0;
     server.on("session", (session) => referenceSessions.add(session));
     server.on("stream", (stream, headers) => {

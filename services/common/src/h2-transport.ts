@@ -7,16 +7,21 @@
 // DOMExceptions, more than the HTTP/2 exchange itself, on three calls per request. What is
 // protocol stays connect's: its session manager (connect, reconnect, keep-alive pings), its
 // error JSON decoding, status-code mapping and trailer handling. Calls made in one turn of the
-// event loop are coalesced into one exchange (coalesce.ts). Streaming calls go through
-// connect-node's own transport on the same session.
+// event loop are coalesced into one exchange (coalesce.ts), a Connect server stream whose
+// results arrive as each call is done. Streaming calls go through connect-node's own transport
+// on the same session. Client interceptors wrap this transport (pipeline.ts withInterceptors).
 import http2 from "node:http2";
 import net from "node:net";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
-import { codeFromHttpStatus, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
+import { encodeEnvelope } from "@connectrpc/connect/protocol";
+import { codeFromHttpStatus, endStreamFromJson, errorFromJsonBytes, trailerDemux } from "@connectrpc/connect/protocol-connect";
 import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { createCoalescer, type Call, type Exchanged } from "./coalesce.js";
+import { StreamResponseSchema } from "@permits/proto/transport/v1/transport";
+import { createCoalescer, type Call, type Exchanged, type PostExchange } from "./coalesce.js";
+import { END_STREAM_FLAG, EnvelopeReader } from "./envelope.js";
 import { fromH2Headers } from "./h2-headers.js";
+import { COALESCED_PATH, STREAM_PROTO } from "./lean-unary.js";
 
 export interface H2TransportOptions {
   baseUrl: string;
@@ -29,6 +34,8 @@ export interface H2TransportOptions {
 }
 
 const PROTO = "application/proto";
+/** Largest single result read from a coalesced exchange. */
+const MAX_RESULT_BYTES = 64 * 1024 * 1024;
 
 export function createH2Transport(opts: H2TransportOptions): Transport {
   const base = new URL(opts.baseUrl);
@@ -61,8 +68,34 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     }
     return exchange(manager, stream, call.message, call.signal, call.deadline);
   };
+  /** Several calls on one stream; each result is handed on as it arrives. */
+  const postExchange: PostExchange = async (message, deadline, onResult) => {
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = await manager.request("POST", prefix + COALESCED_PATH, { "content-type": STREAM_PROTO, "connect-protocol-version": "1" }, {});
+    } catch (e) {
+      throw unreachable(e);
+    }
+    const reader = new EnvelopeReader(MAX_RESULT_BYTES);
+    let ended = false;
+    let error: ConnectError | undefined;
+    const readResults = (chunk: Buffer) => {
+      for (const envelope of reader.push(chunk)) {
+        if (envelope.flags & END_STREAM_FLAG) {
+          ended = true;
+          error = endStreamFromJson(envelope.data).error;
+        } else {
+          const r = fromBinary(StreamResponseSchema, envelope.data);
+          if (r.result) onResult(r.index, r.result);
+        }
+      }
+    };
+    const got = await exchange(manager, stream, encodeEnvelope(0, message), undefined, deadline, readResults);
+    if (got.status === 200 && !ended) error = new ConnectError("the coalesced exchange ended without its end message", Code.Unavailable);
+    return { status: got.status, responseHeaders: got.responseHeaders, bytes: got.bytes, error };
+  };
   // Calls made in one turn of the event loop travel in one exchange (coalesce.ts).
-  const coalesced = createCoalescer(post);
+  const coalesced = createCoalescer(post, postExchange);
 
   return {
     async unary(method, signal, timeoutMs, header, input) {
@@ -110,8 +143,11 @@ function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessa
   } as UnaryResponse<DescMessage, DescMessage>;
 }
 
-/** Sends the request body and reads the whole answer, within the deadline and the caller's signal. */
-function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream, body: Uint8Array, signal: AbortSignal | undefined, deadline: number | undefined): Promise<Exchanged> {
+/**
+ * Sends the request body and reads the whole answer, within the deadline and the caller's signal.
+ * A 200 answer's chunks go to `onChunk` instead of the returned bytes when it is given.
+ */
+function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream, body: Uint8Array, signal: AbortSignal | undefined, deadline: number | undefined, onChunk?: (chunk: Buffer) => void): Promise<Exchanged> {
   return new Promise<Exchanged>((resolve, reject) => {
     let status = 0;
     let responseHeaders: http2.IncomingHttpHeaders = {};
@@ -136,8 +172,13 @@ function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream,
       responseHeaders = h;
     });
     stream.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
       manager.notifyResponseByteRead(stream);
+      if (onChunk === undefined || status !== 200) return void chunks.push(chunk);
+      try {
+        onChunk(chunk);
+      } catch (e) {
+        fail(new ConnectError("the answer could not be read", Code.Internal, undefined, undefined, e));
+      }
     });
     stream.on("end", () => {
       if (settled) return;

@@ -1,6 +1,8 @@
 // The server side of the lean unary path (see h2-transport.ts for the client): a Connect unary
 // call in binary form, uncompressed, on an HTTP/2 stream is answered straight from the stream,
-// and so is each call of a coalesced exchange (permits.transport.v1.CoalescedService).
+// and so is each call of a coalesced exchange (permits.transport.v1.CoalescedService/Stream,
+// answered call by call as each is done). Every call, on its own, runs the service's interceptor
+// chain (pipeline.ts), as connect-node's adapter runs it for the calls it answers.
 // Everything else (JSON, gRPC, gRPC-Web, compression, streaming, HTTP/1.1) goes to
 // connect-node's adapter, which stays the reference implementation of the protocol.
 //
@@ -9,19 +11,20 @@
 // linked abort signals), several times the exchange itself.
 import type http2 from "node:http2";
 import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { CallResponseSchema, CoalescedService, type CallRequest } from "@permits/proto/transport/v1/transport";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { encodeEnvelope } from "@connectrpc/connect/protocol";
+import { codeToHttpStatus, endStreamToJson, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
+import { CoalescedService, StreamRequestSchema, StreamResponseSchema, type UnaryCall } from "@permits/proto/transport/v1/transport";
 import { LeanContext } from "./direct-transport.js";
+import { END_STREAM_FLAG, EnvelopeReader } from "./envelope.js";
 import { fromH2Headers, unaryContentType } from "./h2-headers.js";
 import type { Logger } from "./logger.js";
 import type { HostedService } from "./hosted.js";
-
-type UnaryImpl = (req: unknown, ctx: HandlerContext) => unknown;
+import { chainHandler, type ChainedHandler } from "./pipeline.js";
 
 interface Route {
   method: DescMethod & { input: DescMessage; output: DescMessage };
-  impl: UnaryImpl;
+  handler: ChainedHandler;
 }
 
 /** What one call is answered: an HTTP status, response headers and the body (message or error JSON). */
@@ -35,87 +38,87 @@ export interface Answer {
 const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 /** Most calls one coalesced exchange may carry. */
 export const MAX_COALESCED_CALLS = 1000;
+export const COALESCED_PATH = `/${CoalescedService.typeName}/${CoalescedService.method.stream.name}`;
+export const STREAM_PROTO = "application/connect+proto";
 
 export interface LeanUnaryOptions {
   logger: Logger;
   /** Aborts the calls still running when the graceful shutdown's grace period ends. */
   shutdownSignal: AbortSignal;
+  /** The service's interceptor chain, run for each call. */
+  interceptors: readonly Interceptor[];
 }
 
 /**
  * Returns a function that takes a new HTTP/2 stream and answers it if it is a lean unary call
- * (returning true), or leaves it untouched for the adapter (returning false). The coalesced
- * service is served beside the given ones; its calls reach the same handlers.
+ * or a coalesced exchange (returning true), or leaves it untouched for the adapter (returning
+ * false).
  */
 export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean {
   const routes = new Map<string, Route>();
-  const add = (service: HostedService["service"], impl: object) => {
+  for (const { service, impl } of services) {
     for (const method of service.methods) {
       const fn = (impl as Record<string, unknown>)[method.localName];
       if (method.methodKind === "unary" && typeof fn === "function") {
-        routes.set(`/${service.typeName}/${method.name}`, { method: method as Route["method"], impl: fn.bind(impl) as UnaryImpl });
+        routes.set(`/${service.typeName}/${method.name}`, { method: method as Route["method"], handler: chainHandler(method, fn.bind(impl), opts.interceptors) });
       }
     }
-  };
-  for (const { service, impl } of services) add(service, impl);
+  }
   // Calls still running when the graceful shutdown gives up on them.
   const inFlight = new Set<(reason: ConnectError) => void>();
   opts.shutdownSignal.addEventListener("abort", () => {
     for (const stop of [...inFlight]) stop(new ConnectError("the server is shutting down", Code.Unavailable));
   }, { once: true });
-
   const running: Running = { logger: opts.logger, inFlight };
 
-  add(CoalescedService, {
-    async call(req: CallRequest): Promise<unknown> {
-      if (req.calls.length > MAX_COALESCED_CALLS) {
-        throw new ConnectError(`at most ${MAX_COALESCED_CALLS} calls per exchange; got ${req.calls.length}`, Code.InvalidArgument);
-      }
-      const results = await Promise.all(req.calls.map((c): Promise<Answer> => {
-        const route = routes.get(c.procedure);
-        if (!route || route.method.parent === CoalescedService) {
-          return Promise.resolve(errorAnswer(new ConnectError(`${c.procedure} is not served here`, Code.Unimplemented), undefined, opts.logger, c.procedure));
-        }
-        return answer(route, c.message, c.timeoutMs === 0 ? undefined : c.timeoutMs, () => c.headers, running);
-      }));
-      return create(CallResponseSchema, { results });
-    },
-  });
-
   return (stream, headers) => {
-    if (headers[":method"] !== "POST" || headers["content-type"] !== "application/proto" || headers["connect-protocol-version"] !== "1") return false;
-    const encoding = headers["content-encoding"];
+    if (headers[":method"] !== "POST") return false;
+    const encoding = headers["content-encoding"] ?? headers["connect-content-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
     const path = headers[":path"] ?? "";
+    if (path === COALESCED_PATH && headers["content-type"] === STREAM_PROTO) {
+      readBody(stream, (err, body) => (err ? endExchange(stream, err) : exchange(stream, body, routes, running)));
+      return true;
+    }
+    if (headers["content-type"] !== "application/proto" || headers["connect-protocol-version"] !== "1") return false;
     const route = routes.get(path);
     if (!route) return false;
-    stream.on("error", () => {}); // a reset by the client ends the call; nothing to answer
     const timeout = parseTimeout((headers["connect-timeout-ms"] as string | undefined) ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) {
       respond(stream, errorAnswer(timeout.error, undefined, opts.logger, path));
       return true;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        respond(stream, errorAnswer(new ConnectError(`message larger than ${MAX_REQUEST_BYTES} bytes`, Code.ResourceExhausted), undefined, opts.logger, path));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    stream.on("end", () => {
-      if (stream.headersSent || stream.destroyed) return;
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      // The client going away ends the handler's wait too.
-      const onClose = (stop: () => void) => {
-        stream.once("close", stop);
-        return () => stream.off("close", stop);
-      };
-      void answer(route, body, timeout.timeoutMs, () => fromH2Headers(headers), running, onClose).then((a) => respond(stream, a));
+    readBody(stream, (err, body) => {
+      if (err) return respond(stream, errorAnswer(err, undefined, opts.logger, path));
+      void answer(route, body, timeout.timeoutMs, () => fromH2Headers(headers), running, watchClose(stream)).then((a) => respond(stream, a));
     });
     return true;
+  };
+}
+
+/** Reads the whole request body, up to MAX_REQUEST_BYTES. */
+function readBody(stream: http2.ServerHttp2Stream, then: (err: ConnectError | undefined, body: Buffer) => void): void {
+  stream.on("error", () => {}); // a reset by the client ends the call; nothing to answer
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  stream.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES) tooLarge = true;
+    else chunks.push(chunk);
+  });
+  stream.on("end", () => {
+    if (stream.headersSent || stream.destroyed) return;
+    if (tooLarge) return then(new ConnectError(`message larger than ${MAX_REQUEST_BYTES} bytes`, Code.ResourceExhausted), Buffer.alloc(0));
+    then(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  });
+}
+
+/** The client going away ends the handler's wait too. */
+function watchClose(stream: http2.ServerHttp2Stream): OnClose {
+  return (stop) => {
+    stream.once("close", stop);
+    return () => stream.off("close", stop);
   };
 }
 
@@ -125,6 +128,49 @@ function respond(stream: http2.ServerHttp2Stream, a: Answer): void {
   stream.end(a.body);
 }
 
+/** A coalesced exchange: one enveloped request of calls; each call's result is sent when it is done. */
+function exchange(stream: http2.ServerHttp2Stream, body: Buffer, routes: Map<string, Route>, running: Running): void {
+  let calls: UnaryCall[];
+  try {
+    const envelopes = new EnvelopeReader(MAX_REQUEST_BYTES).push(body);
+    if (envelopes.length !== 1 || envelopes[0].data.length + 5 !== body.length) throw new ConnectError("expected one request message", Code.InvalidArgument);
+    calls = fromBinary(StreamRequestSchema, envelopes[0].data).calls;
+  } catch (e) {
+    return endExchange(stream, e instanceof ConnectError ? e : new ConnectError("the request message could not be decoded", Code.InvalidArgument));
+  }
+  if (calls.length > MAX_COALESCED_CALLS) {
+    return endExchange(stream, new ConnectError(`at most ${MAX_COALESCED_CALLS} calls per exchange; got ${calls.length}`, Code.InvalidArgument));
+  }
+  stream.respond({ ":status": 200, "content-type": STREAM_PROTO });
+  // One watcher on the exchange's stream for all of its calls.
+  const stops = new Set<() => void>();
+  stream.once("close", () => {
+    for (const stop of [...stops]) stop();
+  });
+  const onClose: OnClose = (stop) => {
+    stops.add(stop);
+    return () => stops.delete(stop);
+  };
+  let open = calls.length;
+  const send = (index: number, a: Answer) => {
+    if (!stream.destroyed) stream.write(encodeEnvelope(0, toBinary(StreamResponseSchema, create(StreamResponseSchema, { index, result: a }))));
+    if (--open === 0) endExchange(stream);
+  };
+  if (open === 0) return endExchange(stream);
+  calls.forEach((c, i) => {
+    const route = routes.get(c.procedure);
+    if (!route) return send(i, errorAnswer(new ConnectError(`${c.procedure} is not served here`, Code.Unimplemented), undefined, running.logger, c.procedure));
+    void answer(route, c.message, c.timeoutMs === 0 ? undefined : c.timeoutMs, () => c.headers, running, onClose).then((a) => send(i, a));
+  });
+}
+
+/** Ends a coalesced exchange with the Connect end-of-stream message (carrying the error, if any). */
+function endExchange(stream: http2.ServerHttp2Stream, err?: ConnectError): void {
+  if (stream.destroyed) return;
+  if (!stream.headersSent) stream.respond({ ":status": 200, "content-type": STREAM_PROTO });
+  const json = endStreamToJson(err?.metadata ?? new Headers(), err, undefined);
+  stream.end(encodeEnvelope(END_STREAM_FLAG, new TextEncoder().encode(JSON.stringify(json))));
+}
 /** What every call of one server shares: where failures are logged, and the calls still running. */
 interface Running {
   logger: Logger;
@@ -136,7 +182,7 @@ type OnClose = (stop: () => void) => () => void;
 
 /** Runs one call to its answer; never rejects. */
 async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefined, headers: () => HeadersInit, opts: Running, onClose?: OnClose): Promise<Answer> {
-  const { method, impl } = route;
+  const { method, handler } = route;
   const deadline = timeoutMs === undefined ? undefined : performance.now() + timeoutMs;
   const ctx = new LeanContext(method, headers, undefined, "connect", deadline);
   try {
@@ -146,7 +192,7 @@ async function answer(route: Route, body: Uint8Array, timeoutMs: number | undefi
     } catch (e) {
       throw new ConnectError("the request message could not be decoded", Code.InvalidArgument, undefined, undefined, e);
     }
-    const output = await settle(impl(request, ctx), ctx, timeoutMs, opts.inFlight, onClose);
+    const output = await settle(handler(request, ctx), ctx, timeoutMs, opts.inFlight, onClose);
     const message = isMessage(output, method.output) ? output : create(method.output, output as never);
     const out: Record<string, string> = {};
     if (ctx.hasHeaders()) {
@@ -197,8 +243,8 @@ function settle(result: unknown, ctx: LeanContext, timeoutMs: number | undefined
 function errorAnswer(e: unknown, ctx: LeanContext | undefined, logger: Logger, procedure: string): Answer {
   const aborted = ctx?.signal.aborted && ctx.signal.reason instanceof ConnectError ? ctx.signal.reason : undefined;
   const err = e instanceof ConnectError ? e : aborted ?? new ConnectError("internal error", Code.Internal, undefined, undefined, e);
-  // Unexpected failures are logged here with their cause; callers only ever see the code.
-  if (err.code === Code.Internal || err.code === Code.Unknown) logger.error({ err: err.cause ?? err, rpc: procedure }, "rpc failed");
+  // The chain's internalErrors logs what a handler throws; this catches what got past a chain without it.
+  if (!(e instanceof ConnectError) && !aborted) logger.error({ err: e, rpc: procedure }, "rpc failed");
   const headers: Record<string, string> = {};
   if (ctx?.hasHeaders()) ctx.responseHeader.forEach((v, k) => (headers[k] = v));
   err.metadata.forEach((v, k) => (headers[k] = v));

@@ -10,6 +10,7 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/pr
 import type { HostedService } from "./hosted.js";
 import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
+import { serviceChain } from "./pipeline.js";
 
 export interface ServeOptions {
   name: string;
@@ -17,6 +18,11 @@ export interface ServeOptions {
   host: string;
   port: number;
   logger: Logger;
+  /**
+   * The service's Connect interceptors, run for every call on every path (connect-node's
+   * adapter, the lean unary path, each call of a coalesced exchange), after internalErrors.
+   */
+  interceptors?: readonly Interceptor[];
   /** How long in-flight calls may run after shutdown begins before they are aborted. */
   shutdownGraceMs?: number;
 }
@@ -63,22 +69,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     for (const s of hosted) router.service(s.service, s.impl as never);
   };
 
-  // Unexpected failures are logged here with their cause; callers only ever see the code.
-  const logErrors: Interceptor = (next) => async (req) => {
-    try {
-      return await next(req);
-    } catch (e) {
-      const err = ConnectError.from(e);
-      if (err.code === Code.Internal || err.code === Code.Unknown) {
-        logger.error({ err: err.cause ?? err, rpc: `${req.service.typeName}/${req.method.name}` }, "rpc failed");
-      }
-      throw err;
-    }
-  };
-
+  const interceptors = serviceChain(logger, opts.interceptors);
   const handler = connectNodeAdapter({
     routes,
-    interceptors: [logErrors],
+    interceptors: [...interceptors],
     shutdownSignal: abortInFlight.signal,
   });
   // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
@@ -88,7 +82,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // adapter takes the rest. Node's compatibility layer still sees every stream, so the adapter
   // skips the ones already answered.
   const answered = new WeakSet<http2.ServerHttp2Stream>();
-  const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal });
+  const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal, interceptors });
   const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, (req, res) => {
     if (!answered.has(req.stream)) handler(req, res);
   });

@@ -10,7 +10,48 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/transport/v1/transport.proto.
  */
 export const file_permits_transport_v1_transport: GenFile = /*@__PURE__*/
-  fileDesc("CiRwZXJtaXRzL3RyYW5zcG9ydC92MS90cmFuc3BvcnQucHJvdG8SFHBlcm1pdHMudHJhbnNwb3J0LnYxIj0KC0NhbGxSZXF1ZXN0Ei4KBWNhbGxzGAEgAygLMh8ucGVybWl0cy50cmFuc3BvcnQudjEuVW5hcnlDYWxsIrIBCglVbmFyeUNhbGwSEQoJcHJvY2VkdXJlGAEgASgJEg8KB21lc3NhZ2UYAiABKAwSEgoKdGltZW91dF9tcxgDIAEoDRI9CgdoZWFkZXJzGAQgAygLMiwucGVybWl0cy50cmFuc3BvcnQudjEuVW5hcnlDYWxsLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJCCgxDYWxsUmVzcG9uc2USMgoHcmVzdWx0cxgBIAMoCzIhLnBlcm1pdHMudHJhbnNwb3J0LnYxLlVuYXJ5UmVzdWx0IpwBCgtVbmFyeVJlc3VsdBIOCgZzdGF0dXMYASABKA0SPwoHaGVhZGVycxgCIAMoCzIuLnBlcm1pdHMudHJhbnNwb3J0LnYxLlVuYXJ5UmVzdWx0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAMgASgMGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBMmEKEENvYWxlc2NlZFNlcnZpY2USTQoEQ2FsbBIhLnBlcm1pdHMudHJhbnNwb3J0LnYxLkNhbGxSZXF1ZXN0GiIucGVybWl0cy50cmFuc3BvcnQudjEuQ2FsbFJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CiRwZXJtaXRzL3RyYW5zcG9ydC92MS90cmFuc3BvcnQucHJvdG8SFHBlcm1pdHMudHJhbnNwb3J0LnYxIj8KDVN0cmVhbVJlcXVlc3QSLgoFY2FsbHMYASADKAsyHy5wZXJtaXRzLnRyYW5zcG9ydC52MS5VbmFyeUNhbGwiUgoOU3RyZWFtUmVzcG9uc2USDQoFaW5kZXgYASABKA0SMQoGcmVzdWx0GAIgASgLMiEucGVybWl0cy50cmFuc3BvcnQudjEuVW5hcnlSZXN1bHQiPQoLQ2FsbFJlcXVlc3QSLgoFY2FsbHMYASADKAsyHy5wZXJtaXRzLnRyYW5zcG9ydC52MS5VbmFyeUNhbGwisgEKCVVuYXJ5Q2FsbBIRCglwcm9jZWR1cmUYASABKAkSDwoHbWVzc2FnZRgCIAEoDBISCgp0aW1lb3V0X21zGAMgASgNEj0KB2hlYWRlcnMYBCADKAsyLC5wZXJtaXRzLnRyYW5zcG9ydC52MS5VbmFyeUNhbGwuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKDENhbGxSZXNwb25zZRIyCgdyZXN1bHRzGAEgAygLMiEucGVybWl0cy50cmFuc3BvcnQudjEuVW5hcnlSZXN1bHQinAEKC1VuYXJ5UmVzdWx0Eg4KBnN0YXR1cxgBIAEoDRI/CgdoZWFkZXJzGAIgAygLMi4ucGVybWl0cy50cmFuc3BvcnQudjEuVW5hcnlSZXN1bHQuSGVhZGVyc0VudHJ5EgwKBGJvZHkYAyABKAwaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEyvQEKEENvYWxlc2NlZFNlcnZpY2USUgoEQ2FsbBIhLnBlcm1pdHMudHJhbnNwb3J0LnYxLkNhbGxSZXF1ZXN0GiIucGVybWl0cy50cmFuc3BvcnQudjEuQ2FsbFJlc3BvbnNlIgOIAgESVQoGU3RyZWFtEiMucGVybWl0cy50cmFuc3BvcnQudjEuU3RyZWFtUmVxdWVzdBokLnBlcm1pdHMudHJhbnNwb3J0LnYxLlN0cmVhbVJlc3BvbnNlMAFiBnByb3RvMw");
+
+/**
+ * @generated from message permits.transport.v1.StreamRequest
+ */
+export type StreamRequest = Message<"permits.transport.v1.StreamRequest"> & {
+  /**
+   * @generated from field: repeated permits.transport.v1.UnaryCall calls = 1;
+   */
+  calls: UnaryCall[];
+};
+
+/**
+ * Describes the message permits.transport.v1.StreamRequest.
+ * Use `create(StreamRequestSchema)` to create a new message.
+ */
+export const StreamRequestSchema: GenMessage<StreamRequest> = /*@__PURE__*/
+  messageDesc(file_permits_transport_v1_transport, 0);
+
+/**
+ * @generated from message permits.transport.v1.StreamResponse
+ */
+export type StreamResponse = Message<"permits.transport.v1.StreamResponse"> & {
+  /**
+   * The call's position in the request.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: permits.transport.v1.UnaryResult result = 2;
+   */
+  result?: UnaryResult | undefined;
+};
+
+/**
+ * Describes the message permits.transport.v1.StreamResponse.
+ * Use `create(StreamResponseSchema)` to create a new message.
+ */
+export const StreamResponseSchema: GenMessage<StreamResponse> = /*@__PURE__*/
+  messageDesc(file_permits_transport_v1_transport, 1);
 
 /**
  * @generated from message permits.transport.v1.CallRequest
@@ -27,7 +68,7 @@ export type CallRequest = Message<"permits.transport.v1.CallRequest"> & {
  * Use `create(CallRequestSchema)` to create a new message.
  */
 export const CallRequestSchema: GenMessage<CallRequest> = /*@__PURE__*/
-  messageDesc(file_permits_transport_v1_transport, 0);
+  messageDesc(file_permits_transport_v1_transport, 2);
 
 /**
  * @generated from message permits.transport.v1.UnaryCall
@@ -67,7 +108,7 @@ export type UnaryCall = Message<"permits.transport.v1.UnaryCall"> & {
  * Use `create(UnaryCallSchema)` to create a new message.
  */
 export const UnaryCallSchema: GenMessage<UnaryCall> = /*@__PURE__*/
-  messageDesc(file_permits_transport_v1_transport, 1);
+  messageDesc(file_permits_transport_v1_transport, 3);
 
 /**
  * @generated from message permits.transport.v1.CallResponse
@@ -86,7 +127,7 @@ export type CallResponse = Message<"permits.transport.v1.CallResponse"> & {
  * Use `create(CallResponseSchema)` to create a new message.
  */
 export const CallResponseSchema: GenMessage<CallResponse> = /*@__PURE__*/
-  messageDesc(file_permits_transport_v1_transport, 2);
+  messageDesc(file_permits_transport_v1_transport, 4);
 
 /**
  * @generated from message permits.transport.v1.UnaryResult
@@ -119,25 +160,39 @@ export type UnaryResult = Message<"permits.transport.v1.UnaryResult"> & {
  * Use `create(UnaryResultSchema)` to create a new message.
  */
 export const UnaryResultSchema: GenMessage<UnaryResult> = /*@__PURE__*/
-  messageDesc(file_permits_transport_v1_transport, 3);
+  messageDesc(file_permits_transport_v1_transport, 5);
 
 /**
  * Unary calls to one service, coalesced into one exchange. Under load a gateway has many calls
  * to the same service ready at the same moment, and Node's HTTP/2 costs more per stream than the
  * calls themselves; calls made in one turn of the caller's event loop therefore travel together.
- * Each call keeps its own procedure, headers, deadline and outcome: the result of each is what
- * a call of its own would have received (Connect protocol, binary unary form).
+ * Each call keeps its own procedure, headers, deadline, interceptors and outcome: the result of
+ * each is what a call of its own would have received (Connect protocol, binary unary form).
  *
  * @generated from service permits.transport.v1.CoalescedService
  */
 export const CoalescedService: GenService<{
   /**
+   * Answered as one message, so every call waited for the slowest. No longer served: a caller
+   * that still uses it gets Unimplemented and sends its calls one by one.
+   *
    * @generated from rpc permits.transport.v1.CoalescedService.Call
+   * @deprecated
    */
   call: {
     methodKind: "unary";
     input: typeof CallRequestSchema;
     output: typeof CallResponseSchema;
+  },
+  /**
+   * Each call's result is sent as soon as that call is done, tagged with its index.
+   *
+   * @generated from rpc permits.transport.v1.CoalescedService.Stream
+   */
+  stream: {
+    methodKind: "server_streaming";
+    input: typeof StreamRequestSchema;
+    output: typeof StreamResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_permits_transport_v1_transport, 0);
