@@ -37,9 +37,9 @@ export interface Proc {
   output: () => string;
 }
 
-export function startProcess(name: string, script: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [path.join(ROOT, script)], {
-    cwd: ROOT,
+export function startProcess(name: string, script: string, env: Record<string, string>, root = ROOT): Proc {
+  const child = spawn(process.execPath, [path.join(root, script)], {
+    cwd: root,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -76,19 +76,20 @@ export function ensureBuilt(): void {
   built = true;
 }
 
-export async function startDistributed(env: Record<string, string> = {}): Promise<Distributed> {
-  ensureBuilt();
+/** `root`: a tree holding the built output (this checkout, or a production copy of it). */
+export async function startDistributed(env: Record<string, string> = {}, root = ROOT): Promise<Distributed> {
+  if (root === ROOT) ensureBuilt();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const common = { STATE_DIR: stateDir, REDIS_URL: "", ...env };
   const procs: Proc[] = [];
   const urls: Record<string, string> = {};
   for (const s of SERVICES) {
     const port = await freePort();
-    procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) }));
+    procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) }, root));
     urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
   }
   const gatewayPort = await freePort();
-  procs.push(startProcess("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) }));
+  procs.push(startProcess("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) }, root));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const close = async () => {
     await Promise.all(
