@@ -14,6 +14,7 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
+import { internalRpc } from "./rpc/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
 export const EXPOSED_HEADERS = [
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.register(accessControl, deps);
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
+  if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {

@@ -1,6 +1,8 @@
 // What the gateway's parts are given: the service clients, configuration, logger, clock and the
 // readiness probe. Its own module, so the app assembles the parts and nothing imports the app.
+import type { Interceptor } from "@connectrpc/connect";
 import type { Clock } from "@permits/common/clock";
+import type { HostedService } from "@permits/common/hosted";
 import type { Logger } from "@permits/common/logger";
 import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
@@ -12,4 +14,12 @@ export interface AppDeps {
   clock: Clock;
   /** Readiness of every dependency, for GET /readyz. */
   ready: () => Promise<Record<string, boolean>>;
+  /** Engines built in this process, served to internal Connect callers at their protobuf paths. */
+  engines?: InternalEngines;
+}
+
+export interface InternalEngines {
+  services: HostedService[];
+  /** The services' interceptor chain, the same the gateway's own calls to them run. */
+  interceptors: readonly Interceptor[];
 }

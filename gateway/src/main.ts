@@ -14,7 +14,7 @@ void startOrExit(async () => {
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
   const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock });
-  const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready });
+  const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines });
   await app.listen({ host: config.HOST, port: config.PORT });
   // In-flight requests finish first, then the services and their stores close.
   closeOnSignals({ close: async () => { await app.close(); await wiring.close(); } }, logger);

@@ -8,7 +8,7 @@ import { createClient as createRedisClient } from "redis";
 import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
 import { createH2Transport } from "@permits/common/h2-transport";
 import { SESSION_MEMORY_MB } from "@permits/common/serve";
-import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import type { BuildContext, BuiltService, HostedService } from "@permits/common/hosted";
 import { serviceChain, withInterceptors } from "@permits/common/pipeline";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
@@ -16,18 +16,23 @@ import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { ServiceClients } from "./clients.js";
+import type { InternalEngines } from "./deps.js";
 import type { GatewayConfig } from "./config.js";
 
 type Builder = (ctx: BuildContext) => Promise<BuiltService<DescService>>;
 
 interface Wired {
   transport: Transport;
+  /** The service itself, when it is built in this process. */
+  hosted?: HostedService;
   ready: () => Promise<boolean>;
   close: () => Promise<void>;
 }
 
 export interface Wiring {
   clients: ServiceClients;
+  /** The engines built in this process, with their chain, for internal Connect callers (rpc/plugin.ts). */
+  engines: InternalEngines;
   ready: () => Promise<Record<string, boolean>>;
   close: () => Promise<void>;
 }
@@ -54,9 +59,10 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
     ratelimit: config.RATELIMIT_URL,
   };
   const wired = {} as Record<keyof ServiceClients, Wired>;
+  const chain = serviceChain(ctx.logger, interceptors.service);
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
-    const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, interceptors.service);
+    const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
     wired[name] = { ...w, transport: withInterceptors(w.transport, interceptors.client ?? []) };
   }
   const clients: ServiceClients = {
@@ -66,8 +72,10 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
     ratelimit: createClient(RateLimitService, wired.ratelimit.transport),
   };
   const redis = config.REDIS_URL ? redisProbe(config.REDIS_URL) : undefined;
+  const engines = [wired.stormwater.hosted, wired.nwp.hosted].filter((h): h is HostedService => h !== undefined);
   return {
     clients,
+    engines: { services: engines, interceptors: chain },
     ready: async () => {
       const names = Object.keys(wired) as (keyof ServiceClients)[];
       const results = await Promise.all(names.map((n) => wired[n].ready().catch(() => false)));
@@ -94,10 +102,11 @@ function remote(baseUrl: string, timeoutMs: number): Wired {
   };
 }
 
-async function inProcess(build: Builder, ctx: BuildContext, interceptors: readonly Interceptor[] | undefined): Promise<Wired> {
+async function inProcess(build: Builder, ctx: BuildContext, chain: readonly Interceptor[]): Promise<Wired> {
   const built = await build(ctx);
   return {
-    transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: serviceChain(ctx.logger, interceptors) }),
+    hosted: { service: built.service, impl: built.impl },
+    transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: chain }),
     ready: built.ready ?? (async () => true),
     close: built.close,
   };

@@ -27,7 +27,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { cl
   const logger = createLogger("gateway", { level: opts.logStream ? "info" : config.LOG_LEVEL, destination: opts.logStream });
   const clock = opts.clock ?? systemClock;
   const wiring = await wireServices(config, { env: fullEnv, logger, clock }, opts.interceptors);
-  const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready });
+  const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines });
   await app.ready();
   return {
     app,
