@@ -20,7 +20,7 @@ import { createConnectTransport, Http2SessionManager } from "@connectrpc/connect
 import { StreamResponseSchema } from "@permits/proto/transport/v1/transport";
 import { createCoalescer, type Call, type Exchanged, type PostExchange } from "./coalesce.js";
 import { END_STREAM_FLAG, EnvelopeReader } from "./envelope.js";
-import { fromH2Headers } from "./h2-headers.js";
+import { CONNECTION_WINDOW_BYTES, fromH2Headers, STREAM_WINDOW_BYTES } from "./h2-headers.js";
 import { COALESCED_PATH, STREAM_PROTO } from "./lean-unary.js";
 
 export interface H2TransportOptions {
@@ -42,6 +42,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
   const prefix = base.pathname.replace(/\/+$/, "");
   const manager = new Http2SessionManager(base, { pingIntervalMs: opts.pingIntervalMs }, {
     maxSessionMemory: opts.maxSessionMemory,
+    settings: { initialWindowSize: STREAM_WINDOW_BYTES },
     // Small request frames must not wait on Nagle's algorithm for the previous frame's ACK.
     createConnection: (authority: URL) => net.connect({ host: authority.hostname, port: Number(authority.port || 80), noDelay: true }),
   });
@@ -66,6 +67,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     } catch (e) {
       throw unreachable(e);
     }
+    widen(stream.session);
     return exchange(manager, stream, call.message, call.signal, call.deadline);
   };
   /** Several calls on one stream; each result is handed on as it arrives. */
@@ -76,6 +78,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     } catch (e) {
       throw unreachable(e);
     }
+    widen(stream.session);
     const reader = new EnvelopeReader(MAX_RESULT_BYTES);
     let ended = false;
     let error: ConnectError | undefined;
@@ -192,6 +195,14 @@ function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream,
     });
     stream.end(body);
   });
+}
+
+const widened = new WeakSet<http2.Http2Session>();
+/** The connection's receive window, once per session (the settings above only set each stream's). */
+function widen(session: http2.Http2Session | undefined): void {
+  if (session === undefined || widened.has(session)) return;
+  widened.add(session);
+  session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
 }
 
 /** The service could not be reached or the exchange broke off: retryable, never the service's verdict. */

@@ -8,6 +8,7 @@ import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceI
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
 import type { HostedService } from "./hosted.js";
+import { CONNECTION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from "./h2-headers.js";
 import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
 import { serviceChain } from "./pipeline.js";
@@ -83,7 +84,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // skips the ones already answered.
   const answered = new WeakSet<http2.ServerHttp2Stream>();
   const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal, interceptors });
-  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB }, (req, res) => {
+  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } }, (req, res) => {
     if (!answered.has(req.stream)) handler(req, res);
   });
   h2.prependListener("stream", (stream, headers) => {
@@ -92,6 +93,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const h1 = http.createServer(handler);
   const sessions = new Set<http2.Http2Session>();
   h2.on("session", (s) => {
+    s.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
   });
