@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.register(accessControl, deps);
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
-  if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES });
+  if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {

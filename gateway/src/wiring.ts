@@ -9,7 +9,7 @@ import { createDirectTransport, directRoute } from "@permits/common/direct-trans
 import { createH2Transport } from "@permits/common/h2-transport";
 import { SESSION_MEMORY_MB } from "@permits/common/serve";
 import type { BuildContext, BuiltService, HostedService } from "@permits/common/hosted";
-import { serviceChain, withInterceptors } from "@permits/common/pipeline";
+import { withInterceptors } from "@permits/common/pipeline";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
@@ -59,7 +59,7 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
     ratelimit: config.RATELIMIT_URL,
   };
   const wired = {} as Record<keyof ServiceClients, Wired>;
-  const chain = serviceChain(ctx.logger, interceptors.service);
+  const chain = interceptors.service ?? [];
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
     const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
@@ -106,7 +106,7 @@ async function inProcess(build: Builder, ctx: BuildContext, chain: readonly Inte
   const built = await build(ctx);
   return {
     hosted: { service: built.service, impl: built.impl },
-    transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: chain }),
+    transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: chain, logger: ctx.logger }),
     ready: built.ready ?? (async () => true),
     close: built.close,
   };

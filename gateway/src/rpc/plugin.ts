@@ -5,15 +5,17 @@
 // them by, and they are not in the route table.
 import type { FastifyInstance } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import { internalErrors } from "@permits/common/pipeline";
+import type { Logger } from "@permits/common/logger";
 import type { InternalEngines } from "../deps.js";
 
-export async function internalRpc(app: FastifyInstance, opts: { engines: InternalEngines; readMaxBytes: number }): Promise<void> {
+export async function internalRpc(app: FastifyInstance, opts: { engines: InternalEngines; readMaxBytes: number; logger: Logger }): Promise<void> {
   if (opts.engines.services.length === 0) return;
   await app.register(fastifyConnectPlugin, {
     routes: (router) => {
       for (const s of opts.engines.services) router.service(s.service, s.impl as never);
     },
-    interceptors: [...opts.engines.interceptors],
+    interceptors: [internalErrors(opts.logger), ...opts.engines.interceptors],
     // Fastify here speaks HTTP/1.1: gRPC proper needs HTTP/2 (each service's own port has it).
     grpc: false,
     readMaxBytes: opts.readMaxBytes,

@@ -20,6 +20,7 @@ import {
   type ServiceImpl,
   type Transport,
 } from "@connectrpc/connect";
+import type { Logger } from "./logger.js";
 import { chainHandler, type ChainedHandler } from "./pipeline.js";
 
 type AnyUnaryImpl = (req: unknown, ctx: HandlerContext) => unknown;
@@ -35,6 +36,8 @@ export function directRoute<S extends DescService>(service: S, impl: Partial<Ser
 
 export interface DirectTransportOptions {
   shutdownSignal?: AbortSignal;
+  /** Where unexpected failures of a handler are logged (callers see only Internal). */
+  logger?: Logger;
   /** The services' interceptor chain (pipeline.ts), run for each call as a remote host would. */
   interceptors?: readonly Interceptor[];
 }
@@ -92,7 +95,7 @@ export function createDirectTransport(routes: DirectRoute[], opts: DirectTranspo
           },
         } as never;
       } catch (e) {
-        throw toConnectError(e, ctx);
+        throw toConnectError(e, ctx, opts.logger);
       } finally {
         // A prepared reason: abort() without one builds a DOMException, stack and all, per call.
         ctx.abort(CALL_COMPLETE);
@@ -183,7 +186,7 @@ function raceAbort<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
 
 // What a remote client would see: the handler's ConnectError as is (with its response headers
 // merged into the metadata, as the wire would carry them), anything else as Internal without its text.
-function toConnectError(e: unknown, ctx: HandlerContext): ConnectError {
+function toConnectError(e: unknown, ctx: HandlerContext, logger: Logger | undefined): ConnectError {
   if (e instanceof ConnectError) {
     // Only touch the response headers if the handler made them (LeanContext builds them lazily).
     if (ctx instanceof LeanContext && !ctx.hasHeaders()) return e;
@@ -193,5 +196,6 @@ function toConnectError(e: unknown, ctx: HandlerContext): ConnectError {
     return e;
   }
   if (ctx.signal.aborted && ctx.signal.reason instanceof ConnectError) return ctx.signal.reason;
+  logger?.error({ err: e, rpc: `${ctx.service.typeName}/${ctx.method.name}` }, "rpc failed");
   return new ConnectError("internal error", Code.Internal, undefined, undefined, e);
 }

@@ -152,9 +152,20 @@ function exchange(stream: http2.ServerHttp2Stream, body: Buffer, routes: Map<str
     return () => stops.delete(stop);
   };
   let open = calls.length;
+  // Results ready together (the engines answer synchronously, so a whole exchange is often ready
+  // within one drain of the microtask queue) go out in one write.
+  let ready: Uint8Array[] = [];
+  const flush = () => {
+    const out = ready;
+    ready = [];
+    if (stream.destroyed) return;
+    if (open === 0) endExchange(stream, undefined, out);
+    else stream.write(out.length === 1 ? out[0] : Buffer.concat(out));
+  };
   const send = (index: number, a: Answer) => {
-    if (!stream.destroyed) stream.write(encodeEnvelope(0, toBinary(StreamResponseSchema, create(StreamResponseSchema, { index, result: a }))));
-    if (--open === 0) endExchange(stream);
+    if (ready.length === 0) process.nextTick(flush);
+    ready.push(encodeEnvelope(0, toBinary(StreamResponseSchema, create(StreamResponseSchema, { index, result: a }))));
+    open--;
   };
   if (open === 0) return endExchange(stream);
   calls.forEach((c, i) => {
@@ -164,12 +175,14 @@ function exchange(stream: http2.ServerHttp2Stream, body: Buffer, routes: Map<str
   });
 }
 
-/** Ends a coalesced exchange with the Connect end-of-stream message (carrying the error, if any). */
-function endExchange(stream: http2.ServerHttp2Stream, err?: ConnectError): void {
+const END_OK = encodeEnvelope(END_STREAM_FLAG, new TextEncoder().encode("{}"));
+
+/** Ends a coalesced exchange (after the last results) with the Connect end-of-stream message, carrying the error if any. */
+function endExchange(stream: http2.ServerHttp2Stream, err?: ConnectError, last: Uint8Array[] = []): void {
   if (stream.destroyed) return;
   if (!stream.headersSent) stream.respond({ ":status": 200, "content-type": STREAM_PROTO });
-  const json = endStreamToJson(err?.metadata ?? new Headers(), err, undefined);
-  stream.end(encodeEnvelope(END_STREAM_FLAG, new TextEncoder().encode(JSON.stringify(json))));
+  const end = err === undefined ? END_OK : encodeEnvelope(END_STREAM_FLAG, new TextEncoder().encode(JSON.stringify(endStreamToJson(err.metadata, err, undefined))));
+  stream.end(last.length === 0 ? end : Buffer.concat([...last, end]));
 }
 /** What every call of one server shares: where failures are logged, and the calls still running. */
 interface Running {
@@ -243,7 +256,7 @@ function settle(result: unknown, ctx: LeanContext, timeoutMs: number | undefined
 function errorAnswer(e: unknown, ctx: LeanContext | undefined, logger: Logger, procedure: string): Answer {
   const aborted = ctx?.signal.aborted && ctx.signal.reason instanceof ConnectError ? ctx.signal.reason : undefined;
   const err = e instanceof ConnectError ? e : aborted ?? new ConnectError("internal error", Code.Internal, undefined, undefined, e);
-  // The chain's internalErrors logs what a handler throws; this catches what got past a chain without it.
+  // What a handler throws that is not a ConnectError: logged with its cause; callers see only the code.
   if (!(e instanceof ConnectError) && !aborted) logger.error({ err: e, rpc: procedure }, "rpc failed");
   const headers: Record<string, string> = {};
   if (ctx?.hasHeaders()) ctx.responseHeader.forEach((v, k) => (headers[k] = v));

@@ -11,7 +11,7 @@ import { createDirectTransport, directRoute } from "./direct-transport.js";
 import { createH2Transport } from "./h2-transport.js";
 import { leanUnary } from "./lean-unary.js";
 import { createLogger } from "./logger.js";
-import { serviceChain, withInterceptors } from "./pipeline.js";
+import { withInterceptors } from "./pipeline.js";
 import { serve, type RunningService } from "./serve.js";
 
 const logger = createLogger("t", { level: "silent" });
@@ -75,7 +75,7 @@ let counting: { url: string; streams: () => number; server: http2.Http2Server; s
 /** A lean-path server that counts HTTP/2 streams, to tell a coalesced exchange from lone calls. */
 async function countingServer(interceptors: Interceptor[]) {
   const server = http2.createServer();
-  const handle = leanUnary([{ service: RateLimitService, impl }], { logger, shutdownSignal: new AbortController().signal, interceptors: serviceChain(logger, interceptors) });
+  const handle = leanUnary([{ service: RateLimitService, impl }], { logger, shutdownSignal: new AbortController().signal, interceptors });
   let streams = 0;
   const sessions = new Set<http2.Http2Session>();
   server.on("session", (s) => sessions.add(s));
@@ -107,7 +107,7 @@ const paths: Path[] = [
   ["adapter: gRPC over HTTP/2", (url) => createGrpcTransport({ baseUrl: url })],
   ["adapter: gRPC-Web over HTTP/1.1", (url) => createGrpcWebTransport({ baseUrl: url, httpVersion: "1.1" })],
   ["lean unary (binary Connect over HTTP/2)", (url) => createH2Transport({ baseUrl: url })],
-  ["direct transport", (_url, server) => createDirectTransport([directRoute(RateLimitService, impl)], { interceptors: serviceChain(logger, server) })],
+  ["direct transport", (_url, server) => createDirectTransport([directRoute(RateLimitService, impl)], { interceptors: server })],
 ];
 
 describe.each(paths)("%s", (_name, transportFor) => {

@@ -42,6 +42,7 @@ function chain(inner: AnyUnaryFn, interceptors: readonly Interceptor[]): AnyUnar
  * request of its own (new headers, say) gives the handler a context that shows them.
  */
 export function chainHandler(method: DescMethod, impl: AnyUnaryImpl, interceptors: readonly Interceptor[]): ChainedHandler {
+  // No interceptors, no wrapping: the handler as it is.
   if (interceptors.length === 0) return impl;
   const m = method as UnaryMethod;
   const inner: AnyUnaryFn = async (req) => {
@@ -174,7 +175,9 @@ export function withInterceptors(transport: Transport, interceptors: readonly In
 
 /**
  * Hides the text of unexpected failures from callers and logs it with its cause: what a handler
- * throws that is not a ConnectError becomes Internal with a generic message.
+ * throws that is not a ConnectError becomes Internal with a generic message. Connect's own
+ * handlers (connect-node's adapter, connect-fastify) run it first in their chain; the lean path
+ * and the direct transport do the same themselves, so a chain with no interceptors costs nothing.
  */
 export function internalErrors(logger: Logger): Interceptor {
   return (next) => async (req) => {
@@ -188,9 +191,4 @@ export function internalErrors(logger: Logger): Interceptor {
       throw err;
     }
   };
-}
-
-/** A service's whole chain as every host runs it: unexpected failures hidden and logged, then the given interceptors. */
-export function serviceChain(logger: Logger, interceptors: readonly Interceptor[] = []): readonly Interceptor[] {
-  return [internalErrors(logger), ...interceptors];
 }

@@ -11,7 +11,7 @@ import type { HostedService } from "./hosted.js";
 import { CONNECTION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from "./h2-headers.js";
 import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
-import { serviceChain } from "./pipeline.js";
+import { internalErrors } from "./pipeline.js";
 
 export interface ServeOptions {
   name: string;
@@ -21,7 +21,8 @@ export interface ServeOptions {
   logger: Logger;
   /**
    * The service's Connect interceptors, run for every call on every path (connect-node's
-   * adapter, the lean unary path, each call of a coalesced exchange), after internalErrors.
+   * adapter, the lean unary path, each call of a coalesced exchange). Unexpected failures are
+   * hidden and logged on every path before the chain sees them as the caller will (pipeline.ts).
    */
   interceptors?: readonly Interceptor[];
   /** How long in-flight calls may run after shutdown begins before they are aborted. */
@@ -70,10 +71,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     for (const s of hosted) router.service(s.service, s.impl as never);
   };
 
-  const interceptors = serviceChain(logger, opts.interceptors);
+  const interceptors = opts.interceptors ?? [];
   const handler = connectNodeAdapter({
     routes,
-    interceptors: [...interceptors],
+    interceptors: [internalErrors(logger), ...interceptors],
     shutdownSignal: abortInFlight.signal,
   });
   // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
