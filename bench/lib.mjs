@@ -271,8 +271,11 @@ export function stateDirWithProKey() {
 }
 
 /** The environment of every server process: the benchmark policies, the shared key store, no Redis, default log level. */
+const BENCH_GATEWAY_TOKEN = "bench-gateway-token-0123456789abcdef";
+
 export function serverEnv(stateDir) {
-  const env = { STATE_DIR: stateDir, REDIS_URL: "", TIERS_FILE, LEGACY_KEY_SECRET, PAYMENT_PROVIDER: "local", HOST: "127.0.0.1" };
+  // Service-to-service credentials: a gateway token, and the services' list that admits it.
+  const env = { STATE_DIR: stateDir, REDIS_URL: "", TIERS_FILE, LEGACY_KEY_SECRET, PAYMENT_PROVIDER: "local", HOST: "127.0.0.1", GATEWAY_TOKEN: BENCH_GATEWAY_TOKEN, INTERNAL_TOKENS: `gateway:gateway:${BENCH_GATEWAY_TOKEN}` };
   for (const k of ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "LOG_LEVEL", "PORT"]) env[k] = undefined;
   return env;
 }

@@ -231,3 +231,18 @@ describe("image", () => {
     for (const pat of ["**/node_modules", "**/dist", "**/*.tsbuildinfo"]) expect(lines).toContain(pat);
   });
 });
+
+describe("service-to-service credentials", () => {
+  it("gives every service its token list and the gateway its token, as Compose secrets", () => {
+    const doc = parse(read("docker-compose.yml")) as Compose & { secrets?: Record<string, { environment?: string }> };
+    expect(doc.secrets).toEqual({ internal_tokens: { environment: "INTERNAL_TOKENS" }, gateway_token: { environment: "GATEWAY_TOKEN" } });
+    for (const role of ["stormwater", "nwp", "entitlement", "ratelimit"]) {
+      const svc = doc.services[role] as Service & { secrets?: string[] };
+      expect(svc.secrets, role).toEqual(["internal_tokens"]);
+      expect((svc.environment as Record<string, unknown>).INTERNAL_TOKENS_FILE, role).toBe("/run/secrets/internal_tokens");
+    }
+    const gw = doc.services.gateway as Service & { secrets?: string[] };
+    expect(gw.secrets).toEqual(["gateway_token"]);
+    expect((gw.environment as Record<string, unknown>).GATEWAY_TOKEN_FILE).toBe("/run/secrets/gateway_token");
+  });
+});

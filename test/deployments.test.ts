@@ -2,7 +2,8 @@
 // distributed one (five processes, HTTP/2 between them) give the same answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
+import { sendToken } from "@permits/common/internal-auth";
+import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, type Distributed } from "./support/processes.js";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { EntitlementService, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
@@ -90,7 +91,7 @@ describe("embedded and distributed deployments", () => {
 describe("the distributed deployment under many large answers", () => {
   it("answers 60 concurrent batches of 100 over one HTTP/2 session between gateway and nwp", async () => {
     // Regression: past 10 MB buffered in one session, Node refused streams (ENHANCE_YOUR_CALM).
-    const e = createClient(EntitlementService, createConnectTransport({ baseUrl: distributed.serviceUrls.ENTITLEMENT_URL, httpVersion: "2" }));
+    const e = createClient(EntitlementService, createConnectTransport({ baseUrl: distributed.serviceUrls.ENTITLEMENT_URL, httpVersion: "2", interceptors: [sendToken(TEST_OPERATOR_TOKEN)] }));
     await e.setLocalSubscription({ subscriptionId: "sub_many_batches", status: SubscriptionStatus.ACTIVE });
     const key = (await e.recoverLegacyKey({ subscriptionId: "sub_many_batches" })).apiKey;
     const project = { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 };

@@ -11,7 +11,8 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { Coverage, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService, Verdict } from "@permits/proto/nwp/v1/nwp";
-import { ensureBuilt, freePort, ROOT, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { sendToken } from "@permits/common/internal-auth";
+import { ensureBuilt, freePort, ROOT, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor, type Proc } from "./support/processes.js";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
 const run = promisify(execFile);
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const port = await freePort();
   stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   // What `npm start` runs once its prestart build is done.
-  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir });
+  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, INTERNAL_TOKENS: TEST_INTERNAL_TOKENS });
   baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 20_000, "the embedded gateway");
 }, 60_000);
@@ -36,10 +37,11 @@ afterAll(() => {
 });
 
 describe("the engines on the embedded gateway's port", () => {
+  const engineToken = [sendToken(TEST_TOKENS.engine)];
   const transports = [
-    ["Connect, binary", () => createConnectTransport({ baseUrl, httpVersion: "1.1" })],
-    ["Connect, JSON", () => createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false })],
-    ["gRPC-Web", () => createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })],
+    ["Connect, binary", () => createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: engineToken })],
+    ["Connect, JSON", () => createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false, interceptors: engineToken })],
+    ["gRPC-Web", () => createGrpcWebTransport({ baseUrl, httpVersion: "1.1", interceptors: engineToken })],
   ] as const;
 
   it.each(transports)("answers the generated clients over %s", async (_name, transport) => {
@@ -55,9 +57,16 @@ describe("the engines on the embedded gateway's port", () => {
   it("answers buf curl, which reads the schema from the protos", async () => {
     const buf = path.join(ROOT, "node_modules/.bin/buf");
     for (const protocol of ["connect", "grpcweb"]) {
-      const { stdout } = await run(buf, ["curl", "--schema", "proto", "--protocol", protocol, "--data", JSON.stringify({ site: SITE }), `${baseUrl}/permits.stormwater.v1.StormwaterService/Determine`], { cwd: ROOT });
+      const { stdout } = await run(buf, ["curl", "--schema", "proto", "--protocol", protocol, "-H", `authorization: Bearer ${TEST_TOKENS.engine}`, "--data", JSON.stringify({ site: SITE }), `${baseUrl}/permits.stormwater.v1.StormwaterService/Determine`], { cwd: ROOT });
       expect(JSON.parse(stdout).determination.coverage).toBe("COVERAGE_REQUIRED");
     }
+  });
+
+  it("refuses a caller without an engine token (Unauthenticated) and one whose token lacks the scope (PermissionDenied)", async () => {
+    const none = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+    expect(await none.determine({ site: SITE }).catch((e) => ConnectError.from(e).code)).toBe(Code.Unauthenticated);
+    const admin = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [sendToken(TEST_TOKENS.admin)] }));
+    expect(await admin.determine({ site: SITE }).catch((e) => ConnectError.from(e).code)).toBe(Code.PermissionDenied);
   });
 
   it("does not expose entitlement or ratelimit", async () => {
@@ -70,7 +79,7 @@ describe("the engines on the embedded gateway's port", () => {
   it("leaves the public routes and their metering as they were: RPC calls spend no public budget", async () => {
     const remaining = async () => Number((await fetch(`${baseUrl}/api/v1/determine`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ state: "TX", activity: "construction", acres: 5 }) })).headers.get("x-ratelimit-remaining"));
     const before = await remaining();
-    const stormwater = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+    const stormwater = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: engineToken }));
     for (let i = 0; i < 3; i++) await stormwater.determine({ site: SITE });
     expect(await remaining()).toBe(before - 1);
     const api = (await (await fetch(`${baseUrl}/api/openapi`)).json()) as { paths: Record<string, unknown> };
@@ -86,7 +95,7 @@ describe("the engines' interceptor chain", () => {
     return next(req);
   };
   beforeAll(async () => {
-    e = await startEmbedded({}, { interceptors: { service: [recorder] } });
+    e = await startEmbedded({ INTERNAL_TOKENS: TEST_INTERNAL_TOKENS }, { interceptors: { service: [recorder] } });
   });
   afterAll(() => e?.close());
 
@@ -94,7 +103,7 @@ describe("the engines' interceptor chain", () => {
     const res = await e.app.inject({
       method: "POST",
       url: "/permits.stormwater.v1.StormwaterService/Determine",
-      headers: { "content-type": "application/json", "connect-protocol-version": "1", "x-caller": "internal" },
+      headers: { "content-type": "application/json", "connect-protocol-version": "1", "x-caller": "internal", authorization: `Bearer ${TEST_TOKENS.engine}` },
       payload: JSON.stringify({ site: SITE }),
     });
     expect(res.statusCode).toBe(200);

@@ -25,6 +25,12 @@ describe("invalid configuration", () => {
     ["services/ratelimit/dist/main.js", { PORT: "17999", TIERS_FILE: "/nonexistent/tiers.json" }, /TIERS_FILE/],
     ["services/stormwater/dist/main.js", { PORT: "17999", EVALUATION_DATE: "2026-02-30" }, /EVALUATION_DATE/],
     ["gateway/dist/main.js", { EVALUATION_DATE: "tomorrow" }, /EVALUATION_DATE/],
+    // Service-to-service credentials: none on a reachable address, a malformed list, a remote call without a token.
+    ["services/entitlement/dist/main.js", { PORT: "17999", HOST: "0.0.0.0", INTERNAL_TOKENS: "" }, /INTERNAL_TOKENS: required when listening on 0\.0\.0\.0/],
+    ["services/stormwater/dist/main.js", { PORT: "17999", INTERNAL_TOKENS: "gw:gateway" }, /INTERNAL_TOKENS: entry 1 must be name:scope1\+scope2:token/],
+    ["services/ratelimit/dist/main.js", { PORT: "17999", INTERNAL_TOKENS: "gw:root:0123456789abcdef0123456789" }, /INTERNAL_TOKENS: entry 1 \(gw\): unknown scope root/],
+    ["services/nwp/dist/main.js", { PORT: "17999", INTERNAL_TOKENS: "gw:engine:short" }, /INTERNAL_TOKENS: entry 1 \(gw\): the token must be at least 24/],
+    ["gateway/dist/main.js", { STORMWATER_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: "" }, /GATEWAY_TOKEN: required to call remote services \(STORMWATER_URL\)/],
   ];
   for (const [script, env, name] of cases) {
     it(`${script.split("/")[1]} exits 1 naming ${name.source}`, () => {

@@ -3,6 +3,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { Clock } from "@permits/common/clock";
 import type { HostedService } from "@permits/common/hosted";
+import type { InternalToken } from "@permits/common/internal-auth";
 import type { Logger } from "@permits/common/logger";
 import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
@@ -22,4 +23,6 @@ export interface InternalEngines {
   services: HostedService[];
   /** The services' interceptor chain, the same the gateway's own calls to them run. */
   interceptors: readonly Interceptor[];
+  /** Tokens that may call them (INTERNAL_TOKENS, `engine` scope); none configured refuses every call. */
+  callers: readonly InternalToken[];
 }

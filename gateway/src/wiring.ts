@@ -10,6 +10,8 @@ import { createH2Transport } from "@permits/common/h2-transport";
 import { SESSION_MEMORY_MB } from "@permits/common/serve";
 import type { BuildContext, BuiltService, HostedService } from "@permits/common/hosted";
 import { withInterceptors } from "@permits/common/pipeline";
+import { ConfigError } from "@permits/common/config";
+import { readInternalTokens, readSecret, sendToken } from "@permits/common/internal-auth";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
@@ -60,10 +62,19 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
   };
   const wired = {} as Record<keyof ServiceClients, Wired>;
   const chain = interceptors.service ?? [];
+  // The gateway's own credential, sent on every remote call (the direct transport needs none).
+  const token = readSecret(ctx.env, "GATEWAY_TOKEN");
+  const remoteNames = (Object.keys(urls) as (keyof ServiceClients)[]).filter((n) => urls[n]);
+  if (remoteNames.length > 0 && token === undefined) {
+    throw new ConfigError(`invalid configuration: GATEWAY_TOKEN: required to call remote services (${remoteNames.map((n) => `${n.toUpperCase()}_URL`).join(", ")}); or set GATEWAY_TOKEN_FILE`);
+  }
+  // Who may call the engines mounted on this gateway's port (rpc/plugin.ts).
+  const callers = readInternalTokens(ctx.env);
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
     const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
-    wired[name] = { ...w, transport: withInterceptors(w.transport, interceptors.client ?? []) };
+    const client = url ? [...(interceptors.client ?? []), sendToken(token!)] : (interceptors.client ?? []);
+    wired[name] = { ...w, transport: withInterceptors(w.transport, client) };
   }
   const clients: ServiceClients = {
     stormwater: createClient(StormwaterService, wired.stormwater.transport),
@@ -75,7 +86,7 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
   const engines = [wired.stormwater.hosted, wired.nwp.hosted].filter((h): h is HostedService => h !== undefined);
   return {
     clients,
-    engines: { services: engines, interceptors: chain },
+    engines: { services: engines, interceptors: chain, callers },
     ready: async () => {
       const names = Object.keys(wired) as (keyof ServiceClients)[];
       const results = await Promise.all(names.map((n) => wired[n].ready().catch(() => false)));

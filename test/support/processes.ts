@@ -9,6 +9,19 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** Service-to-service credentials of the test deployments (test values, never used elsewhere). */
+export const TEST_TOKENS = {
+  gateway: "test-gateway-token-0123456789abcdef",
+  admin: "test-admin-token-0123456789abcdef",
+  engine: "test-engine-token-0123456789abcdef",
+} as const;
+/** Tests that call entitlement directly to set subscriptions up and recover keys hold both scopes. */
+export const TEST_OPERATOR_TOKEN = "test-operator-token-0123456789abcdef";
+export const TEST_INTERNAL_TOKENS = [
+  ...Object.entries(TEST_TOKENS).map(([scope, token]) => `${scope}:${scope}:${token}`),
+  `operator:admin+gateway:${TEST_OPERATOR_TOKEN}`,
+].join(",");
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -80,7 +93,7 @@ export function ensureBuilt(): void {
 export async function startDistributed(env: Record<string, string> = {}, root = ROOT): Promise<Distributed> {
   if (root === ROOT) ensureBuilt();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-  const common = { STATE_DIR: stateDir, REDIS_URL: "", ...env };
+  const common = { STATE_DIR: stateDir, REDIS_URL: "", INTERNAL_TOKENS: TEST_INTERNAL_TOKENS, GATEWAY_TOKEN: TEST_TOKENS.gateway, ...env };
   const procs: Proc[] = [];
   const urls: Record<string, string> = {};
   for (const s of SERVICES) {

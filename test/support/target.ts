@@ -5,7 +5,8 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import type { ServiceClients } from "@permits/gateway/clients";
 import { startEmbedded } from "./embedded.js";
-import { generousTiersFile, startDistributed } from "./processes.js";
+import { sendToken } from "@permits/common/internal-auth";
+import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN } from "./processes.js";
 
 export interface TargetResponse {
   statusCode: number;
@@ -51,7 +52,7 @@ export async function startTarget(name: (typeof DEPLOYMENTS)[number], env: Recor
   const d = await startDistributed(fullEnv);
   return {
     name,
-    entitlement: createClient(EntitlementService, createConnectTransport({ baseUrl: d.serviceUrls.ENTITLEMENT_URL, httpVersion: "2" })),
+    entitlement: createClient(EntitlementService, createConnectTransport({ baseUrl: d.serviceUrls.ENTITLEMENT_URL, httpVersion: "2", interceptors: [sendToken(TEST_OPERATOR_TOKEN)] })),
     close: d.close,
     async request(o) {
       const res = await fetch(d.baseUrl + o.url, { method: o.method, body: o.payload, headers: o.headers });

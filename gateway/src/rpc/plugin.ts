@@ -1,11 +1,13 @@
 // Internal callers of the embedded deployment: the engines built in this process (stormwater and
 // nwp; never entitlement or ratelimit) served at their protobuf paths over Connect and gRPC-Web,
-// with the same interceptor chain as every other call to them. The public routes, metering and
+// with the same interceptor chain as every other call to them, behind the same token check as a
+// standalone engine (INTERNAL_TOKENS, `engine` scope). The public routes, metering and
 // OpenAPI document do not see these routes: they carry no route config, so access control passes
 // them by, and they are not in the route table.
 import type { FastifyInstance } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import { internalErrors } from "@permits/common/pipeline";
+import { requireCaller } from "@permits/common/internal-auth";
 import type { Logger } from "@permits/common/logger";
 import type { InternalEngines } from "../deps.js";
 
@@ -15,7 +17,7 @@ export async function internalRpc(app: FastifyInstance, opts: { engines: Interna
     routes: (router) => {
       for (const s of opts.engines.services) router.service(s.service, s.impl as never);
     },
-    interceptors: [internalErrors(opts.logger), ...opts.engines.interceptors],
+    interceptors: [internalErrors(opts.logger), requireCaller(opts.engines.callers), ...opts.engines.interceptors],
     // Fastify here speaks HTTP/1.1: gRPC proper needs HTTP/2 (each service's own port has it).
     grpc: false,
     readMaxBytes: opts.readMaxBytes,

@@ -1,10 +1,11 @@
-// The standalone entry point shared by the four services: read HOST and PORT, build the
-// service, serve it, and close gracefully on SIGTERM.
+// The standalone entry point shared by the four services: read HOST, PORT and the callers'
+// tokens, build the service, serve it behind the token check, and close gracefully on SIGTERM.
 import type { DescService } from "@bufbuild/protobuf";
 import { systemClock } from "./clock.js";
-import { host, port, readEnv, startOrExit } from "./config.js";
+import { ConfigError, host, port, readEnv, startOrExit } from "./config.js";
 import type { BuildContext, BuiltService } from "./hosted.js";
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from "./heap.js";
+import { isLoopback, readInternalTokens, requireCaller } from "./internal-auth.js";
 import { createLogger } from "./logger.js";
 import { closeOnSignals, serve } from "./serve.js";
 
@@ -15,10 +16,15 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
       PORT: port({ default: defaultPort }),
       HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT }),
     });
+    const tokens = readInternalTokens(process.env);
+    // On loopback with no tokens the service starts, and refuses every call but the health check.
+    if (tokens.length === 0 && !isLoopback(env.HOST)) {
+      throw new ConfigError(`invalid configuration: INTERNAL_TOKENS: required when listening on ${env.HOST} (not a loopback address); or set INTERNAL_TOKENS_FILE`);
+    }
     limitHeapGrowth(env.HEAP_GROWING_PERCENT);
     const logger = createLogger(name);
     const built = await build({ env: process.env, logger, clock: systemClock });
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger });
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)] });
     closeOnSignals({ close: async () => { await running.close(); await built.close(); } }, logger);
   });
 }

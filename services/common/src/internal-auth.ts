@@ -1,0 +1,143 @@
+// Service-to-service authentication: bearer tokens with scopes, checked by a Connect interceptor
+// on the service's chain (pipeline.ts), so it holds on every path a call can take. Tokens are
+// held only as SHA-256 digests and compared in constant time; they are never logged.
+//
+// INTERNAL_TOKENS: comma-separated `name:scope1+scope2:token` entries (or INTERNAL_TOKENS_FILE,
+// one entry a line; blank lines and lines starting with # are skipped).
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ConfigError } from "./config.js";
+
+export const SCOPES = ["engine", "gateway", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface InternalToken {
+  name: string;
+  scopes: ReadonlySet<Scope>;
+  digest: Buffer;
+}
+
+const ENGINE_SERVICES = new Set(["permits.stormwater.v1.StormwaterService", "permits.nwp.v1.NwpService"]);
+const GATEWAY_METHODS = new Set(["permits.entitlement.v1.EntitlementService/Authenticate", "permits.entitlement.v1.EntitlementService/RecoverLegacyKey"]);
+const ADMIN_METHODS = new Set([
+  "permits.entitlement.v1.EntitlementService/IssueKey",
+  "permits.entitlement.v1.EntitlementService/ListKeys",
+  "permits.entitlement.v1.EntitlementService/RevokeKey",
+  "permits.entitlement.v1.EntitlementService/SetLocalSubscription",
+]);
+/** Callable with no credential: probes must work before any secret is in place. */
+const OPEN_SERVICES = new Set(["grpc.health.v1.Health"]);
+
+/** Whether a caller holding `scopes` may call `service/method`. Anything not listed needs a scope no token has. */
+export function mayCall(scopes: ReadonlySet<Scope>, service: string, method: string): boolean {
+  const procedure = `${service}/${method}`;
+  if (ENGINE_SERVICES.has(service)) return scopes.has("engine") || scopes.has("gateway");
+  if (GATEWAY_METHODS.has(procedure) || service === "permits.ratelimit.v1.RateLimitService") return scopes.has("gateway");
+  if (ADMIN_METHODS.has(procedure)) return scopes.has("admin");
+  return false;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Shorter tokens are refused: a service credential should not be guessable. */
+export const MIN_TOKEN_LENGTH = 24;
+
+function digestOf(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+/** Parses entries; `variable` names where they came from in any error (never the token itself). */
+export function parseInternalTokens(entries: string[], variable: string): InternalToken[] {
+  const tokens: InternalToken[] = [];
+  const names = new Set<string>();
+  entries.forEach((raw, i) => {
+    const entry = raw.trim();
+    const where = `${variable}: entry ${i + 1}`;
+    const first = entry.indexOf(":");
+    const second = first < 0 ? -1 : entry.indexOf(":", first + 1);
+    if (first < 0 || second < 0) throw new ConfigError(`invalid configuration: ${where} must be name:scope1+scope2:token`);
+    const name = entry.slice(0, first);
+    const scopes = entry.slice(first + 1, second).split("+");
+    const token = entry.slice(second + 1);
+    if (!NAME.test(name)) throw new ConfigError(`invalid configuration: ${where}: the name must be 1 to 64 of A-Z a-z 0-9 _ . -`);
+    if (names.has(name)) throw new ConfigError(`invalid configuration: ${where}: the name ${name} is used twice`);
+    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) throw new ConfigError(`invalid configuration: ${where} (${name}): unknown scope ${unknown.join(", ")}; scopes are ${SCOPES.join(", ")}`);
+    if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) throw new ConfigError(`invalid configuration: ${where} (${name}): the token must be at least ${MIN_TOKEN_LENGTH} characters, without spaces`);
+    names.add(name);
+    tokens.push({ name, scopes: new Set(scopes as Scope[]), digest: digestOf(token) });
+  });
+  return tokens;
+}
+
+/** INTERNAL_TOKENS or INTERNAL_TOKENS_FILE (not both); none configured gives an empty list. */
+export function readInternalTokens(env: NodeJS.ProcessEnv): InternalToken[] {
+  const inline = env.INTERNAL_TOKENS?.trim() || undefined;
+  const file = env.INTERNAL_TOKENS_FILE?.trim() || undefined;
+  if (inline && file) throw new ConfigError("invalid configuration: INTERNAL_TOKENS and INTERNAL_TOKENS_FILE are both set; set one");
+  if (inline) return parseInternalTokens(inline.split(","), "INTERNAL_TOKENS");
+  if (!file) return [];
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new ConfigError(`invalid configuration: INTERNAL_TOKENS_FILE: cannot read ${file}`);
+  }
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.trim().startsWith("#"));
+  return parseInternalTokens(lines, "INTERNAL_TOKENS_FILE");
+}
+
+/** A token given by a variable or by a file named in `<variable>_FILE` (compose secrets); undefined if neither. */
+export function readSecret(env: NodeJS.ProcessEnv, variable: string): string | undefined {
+  const inline = env[variable]?.trim() || undefined;
+  const file = env[`${variable}_FILE`]?.trim() || undefined;
+  if (inline && file) throw new ConfigError(`invalid configuration: ${variable} and ${variable}_FILE are both set; set one`);
+  if (!file) return inline;
+  try {
+    return readFileSync(file, "utf8").trim() || undefined;
+  } catch {
+    throw new ConfigError(`invalid configuration: ${variable}_FILE: cannot read ${file}`);
+  }
+}
+
+/** Whether a listen address is reachable only from this machine. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The caller whose token is presented, comparing against every token in constant time. */
+function callerOf(tokens: readonly InternalToken[], presented: string): InternalToken | undefined {
+  const digest = digestOf(presented);
+  let found: InternalToken | undefined;
+  for (const t of tokens) if (timingSafeEqual(t.digest, digest) && found === undefined) found = t;
+  return found;
+}
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/**
+ * The service side: every call needs a known token (`authorization: Bearer <token>`) whose scopes
+ * allow the method; the health service is open. Missing or unknown: Unauthenticated; known
+ * without the scope: PermissionDenied. With no tokens configured, every call is refused.
+ */
+export function requireCaller(tokens: readonly InternalToken[]): Interceptor {
+  return (next) => async (req) => {
+    if (OPEN_SERVICES.has(req.service.typeName)) return next(req);
+    const presented = BEARER.exec(req.header.get("authorization") ?? "")?.[1];
+    const caller = presented === undefined ? undefined : callerOf(tokens, presented);
+    if (caller === undefined) throw new ConnectError("a valid caller credential is required (authorization: Bearer <token>)", Code.Unauthenticated);
+    if (!mayCall(caller.scopes, req.service.typeName, req.method.name)) {
+      throw new ConnectError(`the credential ${caller.name} may not call ${req.service.typeName}/${req.method.name}`, Code.PermissionDenied);
+    }
+    return next(req);
+  };
+}
+
+/** The caller side: sends `token` on every call. */
+export function sendToken(token: string): Interceptor {
+  const value = `Bearer ${token}`;
+  return (next) => (req) => {
+    req.header.set("authorization", value);
+    return next(req);
+  };
+}
