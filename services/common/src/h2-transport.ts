@@ -108,7 +108,8 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
       let headers: Record<string, string> | undefined;
       if (header !== undefined) {
         headers = {};
-        new Headers(header).forEach((v, k) => (headers![k] = v));
+        // Client interceptors hand on web Headers already; copying them through another costs per call.
+        (header instanceof Headers ? header : new Headers(header)).forEach((v, k) => (headers![k] = v));
       }
       const call: Call = { procedure: procedureOf(m), message, deadline: timeoutMs ?? opts.defaultTimeoutMs, headers, signal };
       return toUnaryResponse(m, await coalesced(call)) as never;
