@@ -19,7 +19,7 @@ import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
-import { ensureBuilt, freePort, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor, type Proc } from "./support/processes.js";
+import { ensureBuilt, freePort, startDistributed, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor, type Proc } from "./support/processes.js";
 
 const SERVICES: DescService[] = [StormwaterService, NwpService, EntitlementService, RateLimitService];
 // Reached only when the call is admitted: every method answers its empty response.
@@ -39,9 +39,11 @@ function expected(caller: Caller, service: DescService, method: DescMethod): Cod
   return allowed ? "ok" : Code.PermissionDenied;
 }
 
+/** Presents a token and shows the service's answer as it is (sendToken would turn a refusal into Internal). */
 function tokenOf(caller: Caller): Interceptor[] {
   if (caller === "none") return [];
-  return [sendToken(caller === "unknown" ? "not-a-known-token-0123456789abcdef" : TEST_TOKENS[caller])];
+  const value = `Bearer ${caller === "unknown" ? "not-a-known-token-0123456789abcdef" : TEST_TOKENS[caller]}`;
+  return [(next) => (req) => (req.header.set("authorization", value), next(req))];
 }
 
 let server: RunningService;
@@ -88,6 +90,28 @@ describe("a coalesced exchange", () => {
     const got = await Promise.all(calls.map((c) => c.got));
     expect(Object.fromEntries(calls.map((c, i) => [c.label, got[i]]))).toEqual(Object.fromEntries(calls.map((c) => [c.label, c.want])));
   });
+});
+
+describe("a caller whose own credential is refused", () => {
+  it("sees Internal from sendToken, not the service's Unauthenticated or PermissionDenied", async () => {
+    for (const token of ["not-a-known-token-0123456789abcdef", TEST_TOKENS.engine]) {
+      const client = createClient(EntitlementService, withInterceptors(createH2Transport({ baseUrl: url }), [sendToken(token)]));
+      const err = await client.authenticate({}).catch((e) => ConnectError.from(e));
+      expect(err.code).toBe(Code.Internal);
+      expect(err.rawMessage).toMatch(/refused this caller's credential .*GATEWAY_TOKEN/);
+    }
+  });
+
+  it("gives the public caller a 500 internal, not a 401 about their API key", async () => {
+    const d = await startDistributed({ GATEWAY_TOKEN: "a-wrong-gateway-token-0123456789" });
+    try {
+      const res = await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ state: "TX", activity: "construction", acres: 5 }) });
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("internal");
+    } finally {
+      await d.close();
+    }
+  }, 60_000);
 });
 
 describe("the attack of the hardening issue, against the real entitlement service", () => {

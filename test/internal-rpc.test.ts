@@ -65,8 +65,9 @@ describe("the engines on the embedded gateway's port", () => {
   it("refuses a caller without an engine token (Unauthenticated) and one whose token lacks the scope (PermissionDenied)", async () => {
     const none = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
     expect(await none.determine({ site: SITE }).catch((e) => ConnectError.from(e).code)).toBe(Code.Unauthenticated);
-    const admin = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [sendToken(TEST_TOKENS.admin)] }));
-    expect(await admin.determine({ site: SITE }).catch((e) => ConnectError.from(e).code)).toBe(Code.PermissionDenied);
+    const admin = createClient(StormwaterService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+    const asAdmin = { headers: { authorization: `Bearer ${TEST_TOKENS.admin}` } };
+    expect(await admin.determine({ site: SITE }, asAdmin).catch((e) => ConnectError.from(e).code)).toBe(Code.PermissionDenied);
   });
 
   it("does not expose entitlement or ratelimit", async () => {

@@ -116,6 +116,17 @@ function callerOf(tokens: readonly InternalToken[], presented: string): Internal
 const BEARER = /^Bearer ([^\s]+)$/;
 
 /**
+ * Marks a refusal of this check, so a caller can tell it from a refusal the service itself
+ * decides (entitlement's Unauthenticated for a bad API key, say): the first is the caller's
+ * misconfiguration, never the end user's fault.
+ */
+const REFUSED = "permits-caller-refused";
+
+function refusal(message: string, code: Code): ConnectError {
+  return new ConnectError(message, code, { [REFUSED]: "1" });
+}
+
+/**
  * The service side: every call needs a known token (`authorization: Bearer <token>`) whose scopes
  * allow the method; the health service is open. Missing or unknown: Unauthenticated; known
  * without the scope: PermissionDenied. With no tokens configured, every call is refused.
@@ -125,19 +136,29 @@ export function requireCaller(tokens: readonly InternalToken[]): Interceptor {
     if (OPEN_SERVICES.has(req.service.typeName)) return next(req);
     const presented = BEARER.exec(req.header.get("authorization") ?? "")?.[1];
     const caller = presented === undefined ? undefined : callerOf(tokens, presented);
-    if (caller === undefined) throw new ConnectError("a valid caller credential is required (authorization: Bearer <token>)", Code.Unauthenticated);
+    if (caller === undefined) throw refusal("a valid caller credential is required (authorization: Bearer <token>)", Code.Unauthenticated);
     if (!mayCall(caller.scopes, req.service.typeName, req.method.name)) {
-      throw new ConnectError(`the credential ${caller.name} may not call ${req.service.typeName}/${req.method.name}`, Code.PermissionDenied);
+      throw refusal(`the credential ${caller.name} may not call ${req.service.typeName}/${req.method.name}`, Code.PermissionDenied);
     }
     return next(req);
   };
 }
 
-/** The caller side: sends `token` on every call. */
+/**
+ * The caller side: sends `token` on every call. A refusal of the token itself becomes Internal:
+ * to whoever this caller serves, a service refusing its credential is a server fault.
+ */
 export function sendToken(token: string): Interceptor {
   const value = `Bearer ${token}`;
-  return (next) => (req) => {
+  return (next) => async (req) => {
     req.header.set("authorization", value);
-    return next(req);
+    try {
+      return await next(req);
+    } catch (e) {
+      if (e instanceof ConnectError && e.metadata.get(REFUSED) === "1") {
+        throw new ConnectError(`${req.service.typeName}/${req.method.name} refused this caller's credential (${Code[e.code]}): check GATEWAY_TOKEN and the service's INTERNAL_TOKENS`, Code.Internal, undefined, undefined, e);
+      }
+      throw e;
+    }
   };
 }
