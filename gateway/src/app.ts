@@ -14,6 +14,7 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
+import { clientErrorHandler, frameworkErrors, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
@@ -36,6 +37,8 @@ export const EXPOSED_HEADERS = [
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // Known once the routes are: answers written before routing read it through this.
+  let surfaceOfPath: SurfaceOfPath = () => "stormwater";
   const app = fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -43,7 +46,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     // One request line is written by our onResponse hook instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Requests arriving while draining get the surface's 503 (the onRequest hook below).
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(() => surfaceOfPath),
+    // Fastify's option is generic over its server types; the handler reads only id, url and reply.
+    frameworkErrors: frameworkErrors(() => surfaceOfPath, sendProblem) as never,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
@@ -62,13 +69,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Response bodies splice the pre-written JSON of messages (see public-json.ts).
   app.setReplySerializer((payload) => serializeBody(payload) as unknown as string); // Fastify sends Buffers as they are
 
-  await app.register(cors, { origin: "*", exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
-
-  // Callback-style hooks: nothing here waits, and an async hook costs a promise per request.
-  app.addHook("onRequest", (req, reply, done) => {
-    reply.header("x-request-id", req.id);
+  // Before CORS: its preflight answers come from its own hook, and carry a request id too.
+  let draining = false;
+  app.addHook("preClose", (done) => {
+    draining = true;
     done();
   });
+  app.addHook("onRequest", (req, reply, done) => {
+    reply.header("x-request-id", req.id);
+    if (!draining) return done();
+    // Shutting down: in-flight requests finish; new ones are told to retry elsewhere.
+    reply.header("connection", "close");
+    void sendProblem(req, reply, new Problem("internal", "The server is shutting down. Retry shortly; quote the request id.", { status: 503, headers: { "retry-after": "1" } }), surfaceOfPath(req.url));
+  });
+  // strictPreflight off: an OPTIONS without Origin is not a CORS preflight, and gets the
+  // ordinary answer instead of a text/plain 400.
+  await app.register(cors, { origin: "*", strictPreflight: false, exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
+
+  // Callback-style hooks: nothing here waits, and an async hook costs a promise per request.
   app.addHook("onResponse", (req, reply, done) => {
     // One structured line per request; the key headers are never part of it.
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "request");
@@ -90,7 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const endpoints = allRoutes.map((r) => `${r.method} ${r.url}`);
-  const surfaceOfPath = unknownPathSurface(allRoutes);
+  surfaceOfPath = unknownPathSurface(allRoutes);
   app.setNotFoundHandler(async (req, reply) => {
     const p = new Problem("not_found", `No endpoint at ${req.method} ${req.url.split("?")[0]}.`, {
       details: { endpoints },
@@ -101,10 +119,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const surface = req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
+    if (clientWentAway(err, req)) {
+      // Not a server fault: nobody reads the answer; no error-level log line.
+      req.log.debug({ code: err.code }, "client went away");
+      return sendProblem(req, reply, new Problem("invalid_request", "The request was not completed by the client."), surface);
+    }
     return sendProblem(req, reply, problemOf(err, config.BODY_LIMIT_BYTES), surface, err);
   });
 
   return app;
+}
+
+/** The client aborted or reset the connection while its request was being read. */
+function clientWentAway(err: FastifyError, req: FastifyRequest): boolean {
+  return err.code === "ECONNRESET" || err.code === "ECONNABORTED" || err.message === "aborted" || req.raw.destroyed;
 }
 
 /** Fastify's own errors (body parsing and limits) in the contract's terms. */

@@ -18,6 +18,7 @@ export type ProblemKind =
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
+  | "headers_too_large"
   | "unsupported_media_type"
   | "upgrade_required"
   | "batch_too_large"
@@ -37,6 +38,8 @@ const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; storm
   not_found: { status: 404, stormwater: "not_found", nwp: "not_found" },
   method_not_allowed: { status: 405, stormwater: "method_not_allowed", nwp: "method_not_allowed" },
   payload_too_large: { status: 413, stormwater: "payload_too_large", nwp: "payload_too_large" },
+  // Neither document names a code for oversized headers: the generic bad-request code, with 431.
+  headers_too_large: { status: 431, stormwater: "invalid_request", nwp: "invalid_request" },
   unsupported_media_type: { status: 415, stormwater: "invalid_request", nwp: "invalid_request" },
   upgrade_required: { status: 403, stormwater: "upgrade_required", nwp: "upgrade_required" },
   batch_too_large: { status: 400, stormwater: "invalid_request", nwp: "batch_too_large" },

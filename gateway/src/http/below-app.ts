@@ -1,0 +1,59 @@
+// Answers that no route handler writes, in the contract anyway: requests Node's HTTP parser
+// refuses (Fastify's clientErrorHandler), URLs Fastify cannot decode (frameworkErrors), and
+// requests that arrive while the gateway drains. Each carries a request id and the error
+// vocabulary of the surface its path names (document 1's when it cannot be read).
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Problem, type Surface } from "./problems.js";
+import { requestIdFor } from "./request-id.js";
+
+/** The surface whose vocabulary a path's answer takes (from the route table, once built). */
+export type SurfaceOfPath = (url: string) => Surface;
+
+/** The path of a raw request line, if one can be read ("GET /api/v1/x HTTP/1.1"). */
+function pathOfRawRequest(raw: unknown): string {
+  const line = Buffer.isBuffer(raw) ? raw.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] : "";
+  const target = line.split(" ")[1] ?? "";
+  return target.startsWith("/") ? target : "/";
+}
+
+/** Node's parser refused the request: answer in the contract and close the connection. */
+export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
+  // Node's parser error: its code (HPE_*), and the bytes it refused (a Buffer).
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    // A client that went away gets nothing; one whose socket still writes gets the contract.
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
+    const p = tooLarge
+      ? new Problem("headers_too_large", "The request headers are too large.")
+      : new Problem("invalid_request", "The request could not be parsed as HTTP/1.1 (a malformed request line, header or length).");
+    const surface = surfaceOf()(pathOfRawRequest(err.rawPacket));
+    const id = requestIdFor({ headers: {} } as never);
+    const status = p.status(surface);
+    const body = JSON.stringify(p.body(surface, id));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        "Content-Type: application/json; charset=utf-8\r\n" +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\n` +
+        "Access-Control-Allow-Origin: *\r\n" +
+        "Connection: close\r\n\r\n" +
+        body,
+    );
+  };
+}
+
+/** A URL Fastify cannot decode (bad percent-encoding): a 400 in the path's vocabulary. */
+export function frameworkErrors(surfaceOf: () => SurfaceOfPath, send: (req: FastifyRequest, reply: FastifyReply, p: Problem, surface: Surface) => unknown) {
+  return (err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) => {
+    reply.header("x-request-id", req.id).header("access-control-allow-origin", "*");
+    const p = err.code === "FST_ERR_BAD_URL"
+      ? new Problem("invalid_request", "The request path is not validly percent-encoded.")
+      : new Problem("invalid_request", "The request could not be read.");
+    return send(req, reply, p, surfaceOf()(req.url));
+  };
+}

@@ -1,0 +1,146 @@
+// Answers no route handler writes, still in the contract: requests Node's HTTP parser refuses,
+// undecodable URLs, OPTIONS without Origin, requests arriving while the gateway drains, and
+// clients that go away mid-body (not an error-level log line).
+import net from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, freePort, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { startEmbedded } from "./support/embedded.js";
+
+let gateway: Proc;
+let port: number;
+let stateDir: string;
+beforeAll(async () => {
+  ensureBuilt();
+  port = await freePort();
+  stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
+  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, LOG_LEVEL: "info" });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000, "the gateway");
+}, 30_000);
+afterAll(() => {
+  gateway?.child.kill("SIGTERM");
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends bytes as they are and reads the answer until the server closes (or 3 s pass). */
+function raw(request: string | Buffer): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("error", reject);
+    const done = () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const [head, ...rest] = text.split("\r\n\r\n");
+      const [statusLine, ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n") });
+    };
+    socket.on("close", done);
+    setTimeout(() => socket.destroy(), 3000);
+    socket.write(request);
+  });
+}
+
+function expectStormwaterError(a: RawAnswer, status: number, code: string) {
+  expect(a.status).toBe(status);
+  expect(a.headers["content-type"]).toMatch(/^application\/json/);
+  const body = JSON.parse(a.body);
+  expect(body.error.code).toBe(code);
+  expect(body.request_id).toMatch(/^req_/);
+  expect(a.headers["x-request-id"]).toBe(body.request_id);
+}
+
+describe("requests Node's HTTP parser refuses", () => {
+  it("a control character in a header: 400 in document 1's vocabulary, with a request id", async () => {
+    expectStormwaterError(await raw("GET /api/v1/jurisdictions HTTP/1.1\r\nHost: x\r\nX-Odd: a\x01b\r\n\r\n"), 400, "invalid_request");
+  });
+
+  it("Content-Length with Transfer-Encoding, and a 20-digit Content-Length", async () => {
+    expectStormwaterError(await raw("POST /api/v1/determine HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), 400, "invalid_request");
+    expectStormwaterError(await raw("POST /api/v1/determine HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n"), 400, "invalid_request");
+  });
+
+  it("on a document 2 path: document 2's vocabulary", async () => {
+    const a = await raw("POST /api/v1/determine/nwp HTTP/1.1\r\nHost: x\r\nX-Odd: a\x01b\r\n\r\n");
+    expect(a.status).toBe(400);
+    const body = JSON.parse(a.body);
+    expect(body.error.code).toBe("invalid_request");
+    expect(body.error.requestId).toBe(a.headers["x-request-id"]);
+  });
+
+  it("oversized headers: 431 in the vocabulary", async () => {
+    expectStormwaterError(await raw(`GET /api/v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`), 431, "invalid_request");
+  });
+});
+
+describe("URLs and methods Fastify answers itself", () => {
+  it("bad percent-encoding: 400 invalid_request with a request id and CORS", async () => {
+    for (const p of ["/api/v1/jurisdictions/%E0%A4%A", "/api/v1/jurisdictions/%ZZ"]) {
+      const a = await raw(`GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expectStormwaterError(a, 400, "invalid_request");
+      expect(a.headers["access-control-allow-origin"]).toBe("*");
+    }
+  });
+
+  it("OPTIONS without Origin is not answered with a text/plain 400", async () => {
+    const a = await raw("OPTIONS /api/v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(a.status).not.toBe(400);
+    expect(a.headers["x-request-id"]).toMatch(/^req_/);
+  });
+});
+
+describe("clients that go away", () => {
+  it("a body cut off mid-way is not logged as an internal error", async () => {
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => {
+        socket.write("POST /api/v1/determine HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"state\":");
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 100);
+      });
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(gateway.output()).not.toMatch(/internal error/);
+  });
+});
+
+describe("draining", () => {
+  it("finishes the request in flight, and answers one arriving after close began with the surface's 503 and Retry-After", async () => {
+    const e = await startEmbedded();
+    await e.app.listen({ host: "127.0.0.1", port: 0 });
+    const { port: p } = e.app.server.address() as net.AddressInfo;
+    const socket = net.connect(p, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    const closed = new Promise((r) => socket.on("close", r));
+    const body = JSON.stringify({ state: "TX", activity: "construction", acres: 5 });
+    // A request in flight: its body is not all sent yet.
+    socket.write(`POST /api/v1/determine HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = e.app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    // The rest of its body, then a second request on the same connection.
+    socket.write(`${body.slice(10)}GET /api/v1/jurisdictions HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 3000))]);
+    socket.destroy();
+    await closing;
+    await e.close().catch(() => undefined);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const answers = text.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers.map((a) => Number(a.slice(9, 12)))).toEqual([200, 503]);
+    expect(answers[1]).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(answers[1]).toMatch(/"code":"internal"/);
+    expect(answers[1]).toMatch(/\r\nx-request-id: req_/i);
+  });
+});
