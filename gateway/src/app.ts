@@ -1,6 +1,7 @@
 // The Fastify gateway: shared HTTP plumbing, then one plugin per surface. It holds no domain
 // logic: it parses public JSON, calls the services and writes each surface's envelope.
 import fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Server } from "node:net";
 import cors from "@fastify/cors";
 import type { AppDeps } from "./deps.js";
 import { Problem, toProblem, type Surface } from "./http/problems.js";
@@ -14,7 +15,7 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
-import { clientErrorHandler, frameworkErrors, type SurfaceOfPath } from "./http/below-app.js";
+import { clientErrorHandler, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
@@ -48,6 +49,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     // Requests arriving while draining get the surface's 503 (the onRequest hook below).
     return503OnClosing: false,
+    // Limits for slow and abusive clients (README, Configuration); Node checks the head and
+    // request timeouts every second rather than its default 30.
+    http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler(() => surfaceOfPath),
     // Fastify's option is generic over its server types; the handler reads only id, url and reply.
     frameworkErrors: frameworkErrors(() => surfaceOfPath, sendProblem) as never,
@@ -68,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Response bodies splice the pre-written JSON of messages (see public-json.ts).
   app.setReplySerializer((payload) => serializeBody(payload) as unknown as string); // Fastify sends Buffers as they are
+
+  limitConnections(app.server as Server, config.MAX_CONNECTIONS, config.MAX_CONNECTIONS_PER_ADDRESS);
 
   // Before CORS: its preflight answers come from its own hook, and carry a request id too.
   let draining = false;

@@ -3,7 +3,7 @@
 // requests that arrive while the gateway drains. Each carries a request id and the error
 // vocabulary of the surface its path names (document 1's when it cannot be read).
 import { STATUS_CODES } from "node:http";
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Problem, type Surface } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
@@ -27,9 +27,9 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === "HPE_HEADER_OVERFLOW";
-    const p = tooLarge
-      ? new Problem("headers_too_large", "The request headers are too large.")
+    const p =
+      err.code === "HPE_HEADER_OVERFLOW" ? new Problem("headers_too_large", "The request headers are too large.")
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? new Problem("request_timeout", "The request was not received in time.")
       : new Problem("invalid_request", "The request could not be parsed as HTTP/1.1 (a malformed request line, header or length).");
     const surface = surfaceOf()(pathOfRawRequest(err.rawPacket));
     const id = requestIdFor({ headers: {} } as never);
@@ -56,4 +56,29 @@ export function frameworkErrors(surfaceOf: () => SurfaceOfPath, send: (req: Fast
       : new Problem("invalid_request", "The request could not be read.");
     return send(req, reply, p, surfaceOf()(req.url));
   };
+}
+
+/**
+ * Caps open connections: `total` in all (Node refuses more), and `perAddress` for one client
+ * address (0: no cap, for a gateway behind a proxy whose address all connections share). A
+ * connection over the cap is closed at once, before any byte is read.
+ */
+export function limitConnections(server: Server, total: number, perAddress: number): void {
+  server.maxConnections = total;
+  if (perAddress === 0) return;
+  const open = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const n = (open.get(address) ?? 0) + 1;
+    if (n > perAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, n);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
 }

@@ -19,6 +19,7 @@ export type ProblemKind =
   | "method_not_allowed"
   | "payload_too_large"
   | "headers_too_large"
+  | "request_timeout"
   | "unsupported_media_type"
   | "upgrade_required"
   | "batch_too_large"
@@ -40,6 +41,7 @@ const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; storm
   payload_too_large: { status: 413, stormwater: "payload_too_large", nwp: "payload_too_large" },
   // Neither document names a code for oversized headers: the generic bad-request code, with 431.
   headers_too_large: { status: 431, stormwater: "invalid_request", nwp: "invalid_request" },
+  request_timeout: { status: 408, stormwater: "invalid_request", nwp: "invalid_request" },
   unsupported_media_type: { status: 415, stormwater: "invalid_request", nwp: "invalid_request" },
   upgrade_required: { status: 403, stormwater: "upgrade_required", nwp: "upgrade_required" },
   batch_too_large: { status: 400, stormwater: "invalid_request", nwp: "batch_too_large" },

@@ -11,6 +11,13 @@ export const positiveInt = makeValidator<number>((input) => {
   return n;
 });
 
+/** A non-negative integer, where 0 usually means "off". */
+export const nonNegativeInt = makeValidator<number>((input) => {
+  const n = Number(input);
+  if (!/^\d+$/.test(String(input).trim()) || !Number.isSafeInteger(n)) throw new Error("must be a non-negative integer");
+  return n;
+});
+
 /** An optional URL: unset or empty means "not configured". */
 export const optionalUrl = makeValidator<string | undefined>((input) => {
   try {
