@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const surface = req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
-    if (clientWentAway(err, req)) {
+    if (clientWentAway(err)) {
       // Not a server fault: nobody reads the answer; no error-level log line.
       req.log.debug({ code: err.code }, "client went away");
       return sendProblem(req, reply, new Problem("invalid_request", "The request was not completed by the client."), surface);
@@ -139,8 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 /** The client aborted or reset the connection while its request was being read. */
-function clientWentAway(err: FastifyError, req: FastifyRequest): boolean {
-  return err.code === "ECONNRESET" || err.code === "ECONNABORTED" || err.message === "aborted" || req.raw.destroyed;
+function clientWentAway(err: FastifyError): boolean {
+  return err.code === "ECONNRESET" || err.code === "ECONNABORTED" || err.message === "aborted";
 }
 
 /** Fastify's own errors (body parsing and limits) in the contract's terms. */
