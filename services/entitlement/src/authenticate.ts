@@ -9,7 +9,7 @@ import { invalidArgument, ViolationReason } from "@permits/common/errors";
 import type { Logger } from "pino";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";
-import { isActiveStatus, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
+import { isActiveStatus, LOCAL_STORE_REASON, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
 import type { EntitlementStore } from "./store.js";
 
 /** Seconds a caller should wait before retrying when the provider could not answer. */
@@ -156,7 +156,8 @@ export class Authenticator {
         { provider: this.deps.provider.name, subscription: fingerprint(subscriptionId), reason },
         "payment provider unavailable for a subscription check",
       );
-      throw unavailableError();
+      // Name what failed: the local provider's backend is the key store (Redis or the file).
+      throw reason === LOCAL_STORE_REASON ? keyStoreUnavailableError() : unavailableError();
     }
   }
 

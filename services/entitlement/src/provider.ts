@@ -11,6 +11,9 @@ export type SubscriptionLookup =
  * The provider could not answer (unreachable, timed out, 5xx, unusable reply). Callers must treat
  * this as "retry", never as "the subscription ended".
  */
+/** The reason the local provider gives when its backend, the key store, cannot answer. */
+export const LOCAL_STORE_REASON = "local store";
+
 export class ProviderUnavailableError extends Error {
   override readonly name = "ProviderUnavailableError";
   constructor(
@@ -44,7 +47,7 @@ export class LocalProvider implements PaymentProvider {
       status = await this.store.getSubscription(subscriptionId);
     } catch (err) {
       // The store is this provider's backend: if it cannot answer, the provider cannot either.
-      throw new ProviderUnavailableError("local store", { cause: err });
+      throw new ProviderUnavailableError(LOCAL_STORE_REASON, { cause: err });
     }
     return status === undefined ? { found: false } : { found: true, status };
   }

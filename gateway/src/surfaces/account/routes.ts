@@ -96,7 +96,8 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
           if (e instanceof ConnectError && e.code === Code.NotFound) throw new Problem("not_found", "No subscription with this id is known to the payment provider.");
           if (e instanceof ConnectError && e.code === Code.Unavailable) {
             const retry = e.metadata.get("retry-after") ?? "5";
-            throw new Problem("entitlement_check_unavailable", `The payment provider could not be reached; retry in ${retry} seconds.`, { status: 503, headers: { "retry-after": retry } });
+            // The entitlement service words the outage (the payment provider, or the key store behind the local one).
+            throw new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
           }
           throw e;
         }
