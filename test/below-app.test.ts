@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { ensureBuilt, freePort, generousTiersFile, startProcess, waitFor, type Proc } from "./support/processes.js";
 import { startEmbedded } from "./support/embedded.js";
 
 let gateway: Proc;
@@ -16,7 +16,7 @@ beforeAll(async () => {
   ensureBuilt();
   port = await freePort();
   stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, LOG_LEVEL: "info" });
+  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, LOG_LEVEL: "info", TIERS_FILE: generousTiersFile() });
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000, "the gateway");
 }, 30_000);
 afterAll(() => {
@@ -143,4 +143,21 @@ describe("draining", () => {
     expect(answers[1]).toMatch(/"code":"internal"/);
     expect(answers[1]).toMatch(/\r\nx-request-id: req_/i);
   });
+});
+
+describe("an oversized body", () => {
+  it("is answered 413 in the contract every time, not with a connection reset (3 MB, twenty times)", async () => {
+    const body = Buffer.alloc(3 * 1024 * 1024, "a");
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/determine`, { method: "POST", headers: { "content-type": "application/json" }, body }).catch((e: Error) => e);
+      if (res instanceof Error) {
+        statuses.push(`${res.message} ${(res.cause as Error | undefined)?.message ?? ""}`);
+        continue;
+      }
+      const json = (await res.json()) as { error: { code: string } };
+      statuses.push(json.error.code === "payload_too_large" ? res.status : `${res.status} ${json.error.code}`);
+    }
+    expect(JSON.stringify(statuses)).toBe(JSON.stringify(Array(20).fill(413)));
+  }, 30_000);
 });
