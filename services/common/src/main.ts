@@ -2,12 +2,12 @@
 // tokens, build the service, serve it behind the token check, and close gracefully on SIGTERM.
 import type { DescService } from "@bufbuild/protobuf";
 import { systemClock } from "./clock.js";
-import { ConfigError, host, port, readEnv, startOrExit } from "./config.js";
+import { ConfigError, host, port, positiveInt, readEnv, startOrExit } from "./config.js";
 import type { BuildContext, BuiltService } from "./hosted.js";
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from "./heap.js";
 import { isLoopback, readInternalTokens, requireCaller } from "./internal-auth.js";
 import { createLogger } from "./logger.js";
-import { closeOnSignals, serve } from "./serve.js";
+import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
 
 export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>): void {
   void startOrExit(async () => {
@@ -15,7 +15,21 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
       HOST: host({ default: "127.0.0.1" }),
       PORT: port({ default: defaultPort }),
       HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT }),
+      HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs }),
+      REQUEST_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.requestTimeoutMs }),
+      KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.keepAliveTimeoutMs }),
+      MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes }),
+      MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections }),
+      MAX_CONCURRENT_STREAMS: positiveInt({ default: DEFAULT_LIMITS.maxConcurrentStreams }),
     });
+    const limits: ServiceLimits = {
+      headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderBytes: env.MAX_HEADER_BYTES,
+      maxConnections: env.MAX_CONNECTIONS,
+      maxConcurrentStreams: env.MAX_CONCURRENT_STREAMS,
+    };
     const tokens = readInternalTokens(process.env);
     // On loopback with no tokens the service starts, and refuses every call but the health check.
     if (tokens.length === 0 && !isLoopback(env.HOST)) {
@@ -24,7 +38,7 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     limitHeapGrowth(env.HEAP_GROWING_PERCENT);
     const logger = createLogger(name);
     const built = await build({ env: process.env, logger, clock: systemClock });
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)] });
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits });
     closeOnSignals({ close: async () => { await running.close(); await built.close(); } }, logger);
   });
 }

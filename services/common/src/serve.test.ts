@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
@@ -13,8 +14,8 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start() {
-  running = await serve({ name: "t", services: [], host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), shutdownGraceMs: 500 });
+async function start(limits?: Parameters<typeof serve>[0]["limits"]) {
+  running = await serve({ name: "t", services: [], host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), shutdownGraceMs: 500, limits });
   return `http://127.0.0.1:${running.port}`;
 }
 
@@ -75,5 +76,51 @@ describe("graceful shutdown", () => {
     expect((await inFlight).policy).toBe("finished");
     await closing;
     await expect(fetch(`${baseUrl}/grpc.health.v1.Health/Check`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).rejects.toThrow();
+  });
+});
+
+describe("limits for slow and abusive clients", () => {
+  /** Opens a connection, runs `act` on it, and resolves with how long it stayed open (null: still open at 4 s). */
+  async function lifetime(port: number, act: (s: net.Socket) => void): Promise<number | null> {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.resume();
+    const t0 = Date.now();
+    act(socket);
+    const ms = await new Promise<number | null>((resolve) => {
+      socket.on("close", () => resolve(Date.now() - t0));
+      setTimeout(() => resolve(null), 4000);
+    });
+    socket.destroy();
+    return ms;
+  }
+
+  it("closes a connection that sends nothing, and an HTTP/1.1 head sent byte by byte, at the head timeout", async () => {
+    await start({ headersTimeoutMs: 1000 });
+    const port = running!.port;
+    const silent = await lifetime(port, () => {});
+    let drip: NodeJS.Timeout | undefined;
+    const slowHead = await lifetime(port, (s) => {
+      s.write("POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+      drip = setInterval(() => s.write("a"), 200);
+    });
+    clearInterval(drip);
+    for (const ms of [silent, slowHead]) {
+      expect(ms).not.toBeNull();
+      expect(ms!).toBeGreaterThanOrEqual(950);
+      expect(ms!).toBeLessThan(3000);
+    }
+  }, 15_000);
+
+  it("refuses connections past maxConnections", async () => {
+    await start({ maxConnections: 2 });
+    const port = running!.port;
+    const open = [net.connect(port, "127.0.0.1"), net.connect(port, "127.0.0.1")];
+    for (const s of open) s.on("error", () => {});
+    await new Promise((r) => setTimeout(r, 100));
+    const third = await lifetime(port, () => {});
+    for (const s of open) s.destroy();
+    expect(third).not.toBeNull();
+    expect(third!).toBeLessThan(1000);
   });
 });

@@ -27,7 +27,33 @@ export interface ServeOptions {
   interceptors?: readonly Interceptor[];
   /** How long in-flight calls may run after shutdown begins before they are aborted. */
   shutdownGraceMs?: number;
+  /** Limits for slow and abusive clients; defaults in DEFAULT_LIMITS. */
+  limits?: Partial<ServiceLimits>;
 }
+
+export interface ServiceLimits {
+  /** A connection must send its first bytes, and an HTTP/1.1 request its head, within this time. */
+  headersTimeoutMs: number;
+  /** An HTTP/1.1 request must be received whole within this time. */
+  requestTimeoutMs: number;
+  /** An idle HTTP/1.1 keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Largest HTTP/1.1 request head. */
+  maxHeaderBytes: number;
+  /** Open connections in all. */
+  maxConnections: number;
+  /** Concurrent streams one HTTP/2 session may open. */
+  maxConcurrentStreams: number;
+}
+
+export const DEFAULT_LIMITS: ServiceLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 16_384,
+  maxConnections: 10_000,
+  maxConcurrentStreams: 1_000,
+};
 
 export interface RunningService {
   port: number;
@@ -42,6 +68,7 @@ const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const { logger } = opts;
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   let serving = true;
   const abortInFlight = new AbortController();
   const watchers = new Set<() => void>();
@@ -85,13 +112,25 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // skips the ones already answered.
   const answered = new WeakSet<http2.ServerHttp2Stream>();
   const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal, interceptors });
-  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } }, (req, res) => {
+  const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxConcurrentStreams: limits.maxConcurrentStreams } }, (req, res) => {
     if (!answered.has(req.stream)) handler(req, res);
   });
   h2.prependListener("stream", (stream, headers) => {
     if (lean(stream, headers)) answered.add(stream);
   });
-  const h1 = http.createServer(handler);
+  const h1 = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+      connectionsCheckingInterval: 1000,
+    },
+    handler,
+  );
+  // The head and request timeouts are enforced by a check Node starts when a server begins
+  // listening; this one is handed its connections instead (below), so start the check here.
+  h1.emit("listening");
   const sessions = new Set<http2.Http2Session>();
   h2.on("session", (s) => {
     s.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
@@ -106,7 +145,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    // A connection that sends nothing is closed at the head timeout.
+    socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
     socket.once("data", (chunk) => {
+      socket.setTimeout(0);
       socket.pause();
       // Both servers read what was pushed back before reading the socket (HTTP/2 sessions take
       // such data: nodejs/node#41185; serve.test.ts and test/deployments run over this path), so
@@ -125,6 +167,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     });
   });
 
+  front.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     front.once("error", reject);
     front.listen(opts.port, opts.host, () => resolve());
@@ -153,6 +196,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
         await new Promise((r) => setTimeout(r, 20));
       }
       for (const s of sockets) s.destroy();
+      h1.close(() => {}); // stops the timeout check started above
       logger.info({ service: opts.name }, "service stopped");
     })());
 
