@@ -34,15 +34,26 @@ export function tierWord(tier: Tier): string {
   return enumWord(TierSchema, tier, "snake") ?? "anonymous";
 }
 
-/** `Authorization: Bearer <key>` or `x-api-key` (header names are case-insensitive in Node). */
+const ACCEPTED_FORMS = "send Authorization: Bearer <key> or X-API-Key: <key>";
+
+/**
+ * `Authorization: Bearer <key>` or `x-api-key` (header names are case-insensitive in Node).
+ * A header that is present but not one of these forms (another scheme, `Bearer` with nothing
+ * after it, an empty X-API-Key) is refused: a caller who mistyped it must not silently become
+ * anonymous.
+ */
 export function apiKeyOf(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
-  if (typeof auth === "string") {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
+  if (auth !== undefined) {
+    const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+    if (!m) throw new Problem("invalid_api_key", `The Authorization header is not a key in an accepted form: ${ACCEPTED_FORMS}.`);
+    return m[1];
   }
   const key = req.headers["x-api-key"];
-  if (typeof key === "string" && key.trim() !== "") return key.trim();
+  if (key !== undefined) {
+    if (typeof key !== "string" || key.trim() === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
+    return key.trim();
+  }
   return undefined;
 }
 
