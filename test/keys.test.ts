@@ -119,6 +119,11 @@ describe("key recovery", () => {
     const res = await gw.app.inject({ method: "POST", url: "/recover", payload: JSON.stringify({ subscriptionId: "sub_active_1" }), headers: { "content-type": "application/json" } });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.apiKey).toBe(legacyPro);
+    // meta as on every document 2 success: the same ruleset as GET /api/v1/nwp names.
+    const nwpList = await gw.app.inject({ method: "GET", url: "/api/v1/nwp", headers: { "x-api-key": "svc_sandbox_public" } });
+    expect(res.json().meta.ruleset).toEqual(nwpList.json().meta.ruleset);
+    expect(res.json().meta.ruleset.id).toBeTruthy();
+    expect(res.json().meta.requestId).toBe(res.headers["x-request-id"]);
     const unknown = await gw.app.inject({ method: "POST", url: "/recover", payload: JSON.stringify({ subscriptionId: "sub_nobody" }), headers: { "content-type": "application/json" } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe("not_found");

@@ -8,6 +8,7 @@ import { Problem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { stormwaterEnvelope } from "../stormwater/envelope.js";
+import { nwpEnvelope } from "../nwp/envelope.js";
 
 const WINDOW_SCHEMA = {
   type: "object",
@@ -40,7 +41,7 @@ const USAGE_SCHEMA = {
 const RECOVER_FIELDS = { subscriptionId: { type: "string" as const, description: "The payment-provider subscription id from the receipt (sub_…)." } };
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
-  const { ratelimit, entitlement } = deps.clients;
+  const { ratelimit, entitlement, nwp } = deps.clients;
   return [
     {
       method: "GET",
@@ -82,7 +83,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
         summary: "Reissue a document 2 live key from its subscription id",
         description: "The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.",
         body: { type: "object", additionalProperties: false, required: ["subscriptionId"], properties: { subscriptionId: { type: "string" } } },
-        success: { status: 200, description: "The key.", schema: { type: "object", properties: { data: { type: "object", properties: { apiKey: { type: "string" } } } } } },
+        success: { status: 200, description: "The key, with document 2's meta (ruleset, generatedAt, requestId).", schema: { type: "object", properties: { data: { type: "object", properties: { apiKey: { type: "string" }, subscriptionId: { type: "string" } } }, meta: { $ref: "#/components/schemas/NwpMeta" } } } },
         errors: ["invalid_request", "malformed_json", "not_found", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error"],
         auth: "none",
       },
@@ -90,8 +91,9 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
         const { subscriptionId } = parseFields(RECOVER_FIELDS, req.body, "json") as { subscriptionId?: string };
         if (!subscriptionId) throw new Problem("invalid_request", "subscriptionId is required.", { fields: [{ field: "subscriptionId", message: "required" }] });
         try {
-          const res = await entitlement.recoverLegacyKey({ subscriptionId });
-          return { data: { apiKey: res.apiKey, subscriptionId }, meta: { requestId: req.id, generatedAt: new Date(deps.clock.now()).toISOString() } };
+          // Every document 2 success names its ruleset (meta.ruleset); the nwp service holds it.
+          const [res, { ruleset }] = await Promise.all([entitlement.recoverLegacyKey({ subscriptionId }), nwp.listActivities({})]);
+          return nwpEnvelope(req, deps.clock, { apiKey: res.apiKey, subscriptionId }, ruleset);
         } catch (e) {
           if (e instanceof ConnectError && e.code === Code.NotFound) throw new Problem("not_found", "No subscription with this id is known to the payment provider.");
           if (e instanceof ConnectError && e.code === Code.Unavailable) {
