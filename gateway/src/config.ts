@@ -1,4 +1,5 @@
 import { host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/common/config";
+import { DEFAULT_LIMITS } from "@permits/common/serve";
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from "@permits/common/heap";
 import { makeValidator } from "envalid";
 
@@ -21,11 +22,12 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       BODY_LIMIT_BYTES: positiveInt({ default: 65536, desc: "Largest accepted request body." }),
       TRUST_PROXY: trustProxy({ default: false, desc: "Take the client address from X-Forwarded-For set by these proxies." }),
       RPC_TIMEOUT_MS: positiveInt({ default: 5000, desc: "Deadline of each call to a remote service." }),
-      HEADERS_TIMEOUT_MS: positiveInt({ default: 10_000, desc: "A client must send its whole request head within this time (slowloris)." }),
-      REQUEST_TIMEOUT_MS: positiveInt({ default: 30_000, desc: "A client must send its whole request within this time." }),
-      KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: 5_000, desc: "An idle keep-alive connection is closed after this time." }),
-      MAX_HEADER_BYTES: positiveInt({ default: 16_384, desc: "Largest request head; larger gets 431." }),
-      MAX_CONNECTIONS: positiveInt({ default: 10_000, desc: "Open connections the gateway accepts in all; more are refused." }),
+      // The same limits, and defaults, as every service's listener.
+      HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs, desc: "A client must send its whole request head within this time (slowloris)." }),
+      REQUEST_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.requestTimeoutMs, desc: "A client must send its whole request within this time." }),
+      KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.keepAliveTimeoutMs, desc: "An idle keep-alive connection is closed after this time." }),
+      MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes, desc: "Largest request head; larger gets 431." }),
+      MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections, desc: "Open connections the gateway accepts in all; more are refused." }),
       MAX_CONNECTIONS_PER_ADDRESS: nonNegativeInt({ default: 256, desc: "Open connections one client address may hold; 0 = no cap (behind a proxy)." }),
       STORMWATER_URL: optionalUrl({ default: undefined }),
       NWP_URL: optionalUrl({ default: undefined }),

@@ -57,28 +57,28 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     return p;
   };
 
+  /** A POST stream on the session, whose connection window is widened once. */
+  const open = async (path: string, headers: http2.OutgoingHttpHeaders): Promise<http2.ClientHttp2Stream> => {
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = await manager.request("POST", prefix + path, headers, {});
+    } catch (e) {
+      throw unreachable(e);
+    }
+    widen(stream.session);
+    return stream;
+  };
+
   /** One call on a stream of its own. */
   const post = async (call: Call): Promise<Exchanged> => {
     const headers: http2.OutgoingHttpHeaders = { ...call.headers, "content-type": PROTO, "connect-protocol-version": "1" };
     if (call.deadline !== undefined) headers["connect-timeout-ms"] = String(call.deadline);
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = await manager.request("POST", prefix + call.procedure, headers, {});
-    } catch (e) {
-      throw unreachable(e);
-    }
-    widen(stream.session);
+    const stream = await open(call.procedure, headers);
     return exchange(manager, stream, call.message, call.signal, call.deadline);
   };
   /** Several calls on one stream; each result is handed on as it arrives. */
   const postExchange: PostExchange = async (message, deadline, onResult) => {
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = await manager.request("POST", prefix + COALESCED_PATH, { "content-type": STREAM_PROTO, "connect-protocol-version": "1" }, {});
-    } catch (e) {
-      throw unreachable(e);
-    }
-    widen(stream.session);
+    const stream = await open(COALESCED_PATH, { "content-type": STREAM_PROTO, "connect-protocol-version": "1" });
     const reader = new EnvelopeReader(MAX_RESULT_BYTES);
     let ended = false;
     let error: ConnectError | undefined;

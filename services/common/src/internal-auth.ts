@@ -70,34 +70,34 @@ export function parseInternalTokens(entries: string[], variable: string): Intern
   return tokens;
 }
 
-/** INTERNAL_TOKENS or INTERNAL_TOKENS_FILE (not both); none configured gives an empty list. */
-export function readInternalTokens(env: NodeJS.ProcessEnv): InternalToken[] {
-  const inline = env.INTERNAL_TOKENS?.trim() || undefined;
-  const file = env.INTERNAL_TOKENS_FILE?.trim() || undefined;
-  if (inline && file) throw new ConfigError("invalid configuration: INTERNAL_TOKENS and INTERNAL_TOKENS_FILE are both set; set one");
-  if (inline) return parseInternalTokens(inline.split(","), "INTERNAL_TOKENS");
-  if (!file) return [];
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    throw new ConfigError(`invalid configuration: INTERNAL_TOKENS_FILE: cannot read ${file}`);
-  }
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.trim().startsWith("#"));
-  return parseInternalTokens(lines, "INTERNAL_TOKENS_FILE");
-}
-
-/** A token given by a variable or by a file named in `<variable>_FILE` (compose secrets); undefined if neither. */
-export function readSecret(env: NodeJS.ProcessEnv, variable: string): string | undefined {
+/**
+ * A value given by a variable or by the file named in `<variable>_FILE` (Compose and Kubernetes
+ * secrets), never both; undefined if neither. `from` names where it came from, for errors.
+ */
+function variableOrFile(env: NodeJS.ProcessEnv, variable: string): { text: string; from: string; inFile: boolean } | undefined {
   const inline = env[variable]?.trim() || undefined;
   const file = env[`${variable}_FILE`]?.trim() || undefined;
   if (inline && file) throw new ConfigError(`invalid configuration: ${variable} and ${variable}_FILE are both set; set one`);
-  if (!file) return inline;
+  if (inline) return { text: inline, from: variable, inFile: false };
+  if (!file) return undefined;
   try {
-    return readFileSync(file, "utf8").trim() || undefined;
+    return { text: readFileSync(file, "utf8"), from: `${variable}_FILE`, inFile: true };
   } catch {
     throw new ConfigError(`invalid configuration: ${variable}_FILE: cannot read ${file}`);
   }
+}
+
+/** INTERNAL_TOKENS (comma-separated) or INTERNAL_TOKENS_FILE (a line each); none configured gives an empty list. */
+export function readInternalTokens(env: NodeJS.ProcessEnv): InternalToken[] {
+  const given = variableOrFile(env, "INTERNAL_TOKENS");
+  if (given === undefined) return [];
+  const entries = given.inFile ? given.text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.trim().startsWith("#")) : given.text.split(",");
+  return parseInternalTokens(entries, given.from);
+}
+
+/** A token given by a variable or by a file named in `<variable>_FILE`; undefined if neither. */
+export function readSecret(env: NodeJS.ProcessEnv, variable: string): string | undefined {
+  return variableOrFile(env, variable)?.text.trim() || undefined;
 }
 
 /** Whether a listen address is reachable only from this machine. */
