@@ -2,27 +2,17 @@
 // undecodable URLs, OPTIONS without Origin, requests arriving while the gateway drains, and
 // clients that go away mid-body (not an error-level log line).
 import net from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, generousTiersFile, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { generousTiersFile, startGatewayProcess, type GatewayProcess } from "./support/processes.js";
 import { startEmbedded } from "./support/embedded.js";
 
-let gateway: Proc;
+let gateway: GatewayProcess;
 let port: number;
-let stateDir: string;
 beforeAll(async () => {
-  ensureBuilt();
-  port = await freePort();
-  stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, LOG_LEVEL: "info", TIERS_FILE: generousTiersFile() });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000, "the gateway");
+  gateway = await startGatewayProcess({ LOG_LEVEL: "info", TIERS_FILE: generousTiersFile() });
+  port = gateway.port;
 }, 30_000);
-afterAll(() => {
-  gateway?.child.kill("SIGTERM");
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-});
+afterAll(() => gateway?.stop());
 
 interface RawAnswer {
   status: number;
@@ -111,7 +101,7 @@ describe("clients that go away", () => {
     });
     await new Promise((r) => setTimeout(r, 300));
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect(gateway.output()).not.toMatch(/internal error/);
+    expect(gateway.proc.output()).not.toMatch(/internal error/);
   });
 });
 

@@ -2,8 +2,6 @@
 // paths on the gateway's port, over Connect and gRPC-Web, with the services' interceptor chain;
 // entitlement and ratelimit are not exposed; the public routes and their metering are unchanged.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,29 +10,21 @@ import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/conn
 import { Coverage, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService, Verdict } from "@permits/proto/nwp/v1/nwp";
 import { sendToken } from "@permits/common/internal-auth";
-import { ensureBuilt, freePort, ROOT, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor, type Proc } from "./support/processes.js";
+import { ROOT, startGatewayProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, type GatewayProcess } from "./support/processes.js";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
 const run = promisify(execFile);
 const SITE = { state: "TX", activity: "construction", disturbedAcres: 5 };
 const PROJECT = { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 };
 
-let gateway: Proc;
+let gateway: GatewayProcess;
 let baseUrl: string;
-let stateDir: string;
 beforeAll(async () => {
-  ensureBuilt();
-  const port = await freePort();
-  stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   // What `npm start` runs once its prestart build is done.
-  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, INTERNAL_TOKENS: TEST_INTERNAL_TOKENS });
-  baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 20_000, "the embedded gateway");
+  gateway = await startGatewayProcess({ INTERNAL_TOKENS: TEST_INTERNAL_TOKENS });
+  baseUrl = gateway.baseUrl;
 }, 60_000);
-afterAll(() => {
-  gateway?.child.kill("SIGTERM");
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-});
+afterAll(() => gateway?.stop());
 
 describe("the engines on the embedded gateway's port", () => {
   const engineToken = [sendToken(TEST_TOKENS.engine)];

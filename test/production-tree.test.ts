@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, ROOT, startDistributed, startProcess, waitFor, type Distributed, type Proc } from "./support/processes.js";
+import { ensureBuilt, ROOT, startDistributed, startGatewayProcess, type Distributed } from "./support/processes.js";
 
 const WORKSPACES = ["proto", "services/common", "services/stormwater", "services/nwp", "services/entitlement", "services/ratelimit", "gateway"];
 const DETERMINE = { state: "TX", activity: "construction", acres: 5 };
@@ -54,16 +54,11 @@ describe("the production dependency tree", () => {
   });
 
   it("starts the embedded gateway, which answers a determination", async () => {
-    const port = await freePort();
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-    const gateway: Proc = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, NODE_ENV: "production" }, tree);
+    const gateway = await startGatewayProcess({ NODE_ENV: "production" }, tree);
     try {
-      const url = `http://127.0.0.1:${port}`;
-      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 20_000, `the gateway from the production tree\n${gateway.output()}`);
-      expect(await determinationFrom(url)).toEqual({ status: 200, coverage: "required" });
+      expect(await determinationFrom(gateway.baseUrl)).toEqual({ status: 200, coverage: "required" });
     } finally {
-      gateway.child.kill("SIGTERM");
-      rmSync(stateDir, { recursive: true, force: true });
+      gateway.stop();
     }
   }, 60_000);
 

@@ -1,27 +1,18 @@
 // Slow and abusive clients: 300 slowloris connections do not slow a healthy client, and the
 // server closes them at its head timeout; one address cannot hold more connections than its cap.
 import net from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureBuilt, freePort, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { startGatewayProcess, type GatewayProcess } from "./support/processes.js";
 
-let gateway: Proc | undefined;
-let stateDir: string | undefined;
+let gateway: GatewayProcess | undefined;
 afterEach(() => {
-  gateway?.child.kill("SIGTERM");
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-  gateway = stateDir = undefined;
+  gateway?.stop();
+  gateway = undefined;
 });
 
 async function start(env: Record<string, string>): Promise<number> {
-  ensureBuilt();
-  const port = await freePort();
-  stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-  gateway = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, ...env });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000, "the gateway");
-  return port;
+  gateway = await startGatewayProcess(env);
+  return gateway.port;
 }
 
 let lastAnswer = () => "";

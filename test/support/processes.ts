@@ -71,6 +71,37 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   }
 }
 
+export interface GatewayProcess {
+  proc: Proc;
+  port: number;
+  baseUrl: string;
+  /** Stops the gateway and removes its state folder. */
+  stop(): void;
+}
+
+/**
+ * The embedded gateway as a process (what `npm start` runs once built), on a free loopback port
+ * with its own state folder, ready when this resolves. `root`: a tree holding the built output.
+ */
+export async function startGatewayProcess(env: Record<string, string> = {}, root = ROOT): Promise<GatewayProcess> {
+  if (root === ROOT) ensureBuilt();
+  const port = await freePort();
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
+  const proc = startProcess("gateway", "gateway/dist/main.js", { PORT: String(port), REDIS_URL: "", STATE_DIR: stateDir, ...env }, root);
+  const stop = () => {
+    proc.child.kill("SIGTERM");
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 20_000, "the gateway");
+  } catch (e) {
+    stop();
+    throw new Error(`${(e as Error).message}\n${proc.output()}`);
+  }
+  return { proc, port, baseUrl, stop };
+}
+
 export interface Distributed {
   baseUrl: string;
   /** Each service's own address, for tests that call a service directly. */
