@@ -50,4 +50,43 @@ describe.each(DEPLOYMENTS)("malformed credentials, %s deployment", (deployment) 
       expect(res.json().error.message).toMatch(/Authorization: Bearer <key> or X-API-Key: <key>/);
     }
   });
+
+  // Every /api/v1 response carries the rate headers of the caller as identified: the IP's keyless
+  // tier where no key was accepted. Reading the standing spends nothing.
+  const RATE_HEADERS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit-policy", "ratelimit"];
+  const rateHeadersOf = (h: Record<string, string | undefined>) => RATE_HEADERS.map((n) => [n, h[n] === undefined ? "absent" : "present"]);
+  const allPresent = RATE_HEADERS.map((n) => [n, "present"]);
+
+  it("refusals before metering carry the rate headers: 401s on both surfaces, 403 upgrade_required, idempotency 400s", async () => {
+    const anonymous = await gw.request({ method: "GET", url: "/api/v1/jurisdictions", headers: {} });
+    for (const headers of [{ authorization: "Bearer svc_live_not_a_key_at_all_000000" }, { authorization: "Token x" }]) {
+      const res = await gw.request({ method: "GET", url: "/api/v1/jurisdictions", headers });
+      expect(res.statusCode).toBe(401);
+      expect(rateHeadersOf(res.headers), JSON.stringify(headers)).toEqual(allPresent);
+      // The anonymous tier's windows: the IP bucket applies.
+      expect(res.headers["ratelimit-policy"]).toBe(anonymous.headers["ratelimit-policy"]);
+      expect(res.headers["x-quota-limit"]).toBeUndefined();
+    }
+    const sandbox = await gw.request({ method: "GET", url: "/api/v1/activity", headers: { "x-api-key": "svc_sandbox_public" } });
+    for (const headers of [{}, { "x-api-key": "not-a-key" }]) {
+      const res = await gw.request({ method: "GET", url: "/api/v1/activity", headers });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers["x-service-tier"]).toBe("sandbox");
+      expect(rateHeadersOf(res.headers)).toEqual(allPresent);
+      expect(res.headers["ratelimit-policy"]).toBe(sandbox.headers["ratelimit-policy"]);
+    }
+    const upgrade = await gw.request({ method: "POST", url: "/api/v1/determine/batch", payload: JSON.stringify({ projects: [JSON.parse(PROJECT)] }), headers: { "content-type": "application/json", "x-api-key": "svc_sandbox_public" } });
+    expect(upgrade.statusCode).toBe(403);
+    expect(upgrade.json().error.code).toBe("upgrade_required");
+    expect(upgrade.headers["x-service-tier"]).toBe("sandbox");
+    expect(rateHeadersOf(upgrade.headers)).toEqual(allPresent);
+    const json = { "content-type": "application/json", authorization: `Bearer ${testKey}` };
+    const tooLong = await gw.request({ method: "POST", url: "/api/v1/determine", payload: SITE, headers: { ...json, "idempotency-key": "k".repeat(256) } });
+    expect(tooLong.statusCode).toBe(400);
+    expect(rateHeadersOf(tooLong.headers)).toEqual(allPresent);
+    expect((await gw.request({ method: "POST", url: "/api/v1/determine", payload: SITE, headers: { ...json, "idempotency-key": `cred-${deployment}` } })).statusCode).toBe(200);
+    const mismatch = await gw.request({ method: "POST", url: "/api/v1/determine", payload: JSON.stringify({ state: "TX", activity: "construction", acres: 6 }), headers: { ...json, "idempotency-key": `cred-${deployment}` } });
+    expect(mismatch.statusCode).toBe(400);
+    expect(rateHeadersOf(mismatch.headers)).toEqual(allPresent);
+  });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
+import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { buildApp } from "@permits/gateway/app";
 import { readGatewayConfig } from "@permits/gateway/config";
@@ -20,7 +21,10 @@ describe("a failing service", () => {
     // The real entitlement and ratelimit services, with engines that fail as a crashed
     // dependency would: one throws an unexpected error, one is unreachable.
     const failing = createDirectTransport([
-      directRoute(StormwaterService, { determine: () => { throw new TypeError("secret internal detail at engine.ts:42"); } }),
+      directRoute(StormwaterService, {
+        determine: () => { throw new TypeError("secret internal detail at engine.ts:42"); },
+        listJurisdictions: () => { throw new ConnectError("connect ECONNREFUSED 10.0.0.7:7001", Code.Unavailable); },
+      }),
       directRoute(NwpService, { listActivities: () => { throw new ConnectError("connect ECONNREFUSED 10.0.0.7:7002", Code.Unavailable); } }),
     ]);
     const clients = { ...gw.clients, stormwater: createClient(StormwaterService, failing), nwp: createClient(NwpService, failing) };
@@ -39,6 +43,17 @@ describe("a failing service", () => {
     expect(res.body).not.toMatch(/secret|engine\.ts|TypeError/);
     const line = logs.split("\n").find((l) => l.includes("boom-1") && l.includes("internal error"));
     expect(line).toBeDefined();
+  });
+
+  it("bills no failure: a 500 and a 503 give a paid key's quota unit back", async () => {
+    const { secret } = await gw.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: "outage" });
+    const headers = { "x-api-key": secret, "content-type": "application/json" };
+    const failed = await broken.inject({ method: "POST", url: "/api/v1/determine", payload: JSON.stringify({ state: "NM", activity: "construction", acres: 3 }), headers });
+    const unavailable = await broken.inject({ method: "GET", url: "/api/v1/jurisdictions", headers });
+    expect([failed.statusCode, unavailable.statusCode]).toEqual([500, 503]);
+    expect([failed.headers["x-quota-used"], unavailable.headers["x-quota-used"]]).toEqual(["0", "0"]);
+    const answered = await gw.app.inject({ method: "GET", url: "/api/v1/jurisdictions", headers });
+    expect(answered.headers["x-quota-used"]).toBe("1");
   });
 
   it("answers an unreachable service 503 in document 2's vocabulary with Retry-After, hiding the address", async () => {

@@ -16,7 +16,7 @@ export interface TargetResponse {
 }
 
 export interface RequestOptions {
-  method: "GET" | "POST" | "DELETE" | "PUT";
+  method: "GET" | "HEAD" | "POST" | "DELETE" | "PUT";
   url: string;
   payload?: string;
   headers?: Record<string, string>;

@@ -7,14 +7,23 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
 import { create } from "@bufbuild/protobuf";
 import { PrincipalSchema, Tier, TierSchema, type Principal } from "@permits/proto/entitlement/v1/entitlement";
-import type { DecideResponse, WindowStatus } from "@permits/proto/ratelimit/v1/ratelimit";
+import type { DecideResponse, GetUsageResponse, WindowStatus } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../deps.js";
 import { enumWord } from "./public-json.js";
 import { Problem, toProblem, type Surface } from "./problems.js";
 
+/** An admitted decision that counted plan-ceiling units, held until the answer is known. */
+interface QuotaCharge {
+  policy: string;
+  bucket: string;
+  cost: number;
+  decidedAt: number;
+}
+
 declare module "fastify" {
   interface FastifyRequest {
     principal: Principal | null;
+    quotaCharge: QuotaCharge | null;
   }
   interface FastifyContextConfig {
     /** Only these tiers may call the route (document 2's batch: Pro only). */
@@ -60,6 +69,22 @@ export function apiKeyOf(req: FastifyRequest): string | undefined {
 export const accessControl = fp<AppDeps>(async (app, deps) => {
   const { entitlement, ratelimit } = deps.clients;
   app.decorateRequest("principal", null);
+  app.decorateRequest("quotaCharge", null);
+
+  // Plans bill answers: a monthly ceiling counts an admitted request only when it was answered
+  // (2xx to GET or POST). Anything else gives its quota units back before the headers go out,
+  // so they show where the caller really stands. The throttle windows keep every request.
+  app.addHook("onSend", async (req, reply) => {
+    const charge = req.quotaCharge;
+    if (!charge || isAnswer(req, reply)) return;
+    req.quotaCharge = null;
+    try {
+      const after = await ratelimit.refund(charge);
+      writeLimitHeaders(reply, after.windows, after.bindingWindow, req.principal?.billable ?? false, deps.clock.now());
+    } catch (err) {
+      req.log.error({ err, policy: charge.policy }, "quota refund failed: an unanswered request stays counted");
+    }
+  });
 
   app.addHook("onRequest", async (req, reply) => {
     const cfg = req.routeOptions.config;
@@ -70,6 +95,24 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
       await meter(deps, req, reply, 1, cfg.ipPolicy);
       return;
     }
+    try {
+      req.principal = await identify(req, surface);
+    } catch (e) {
+      throw await withStanding(deps, req, reply, e);
+    }
+    const principal = req.principal;
+    if (surface === "nwp") reply.header("x-service-tier", tierWord(principal.tier));
+    if (cfg.tiers && !cfg.tiers.includes(principal.tier)) {
+      const refusal = new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. See /api/v1/pricing.`);
+      throw await withStanding(deps, req, reply, refusal);
+    }
+    if (cfg.noSpend) return;
+    // A keyed caller's idempotent replay is not charged: the route meters once it knows.
+    if (cfg.deferMetering && principal.keyId !== undefined && req.headers["idempotency-key"] !== undefined) return;
+    await meter(deps, req, reply);
+  });
+
+  async function identify(req: FastifyRequest, surface: Surface): Promise<Principal> {
     const apiKey = apiKeyOf(req);
     let principal: Principal | undefined;
     try {
@@ -78,17 +121,33 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
       throw authProblem(e, apiKey !== undefined);
     }
     if (!principal) throw new Problem("internal", "The caller could not be identified.");
-    req.principal = principal;
-    if (surface === "nwp") reply.header("x-service-tier", tierWord(principal.tier));
-    if (cfg.tiers && !cfg.tiers.includes(principal.tier)) {
-      throw new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. See /api/v1/pricing.`);
-    }
-    if (cfg.noSpend) return;
-    // A keyed caller's idempotent replay is not charged: the route meters once it knows.
-    if (cfg.deferMetering && principal.keyId !== undefined && req.headers["idempotency-key"] !== undefined) return;
-    await meter(deps, req, reply);
-  });
+    return principal;
+  }
 });
+
+/** Where no key was accepted, the caller is its IP on the surface's keyless tier. */
+const KEYLESS_TIER: Record<Surface, Tier> = { stormwater: Tier.ANONYMOUS, nwp: Tier.SANDBOX };
+
+/**
+ * Puts the caller's current standing (spending nothing) on a refusal that comes before metering,
+ * so every metered response carries its rate headers: the identified caller's windows, or the
+ * calling IP's where no key was accepted. Returns `err` for the caller to throw; a failure to
+ * read the standing never replaces the refusal.
+ */
+export async function withStanding(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<unknown> {
+  const surface = req.routeOptions.config.surface;
+  if (!surface) return err;
+  if (!req.principal) {
+    req.principal = create(PrincipalSchema, { surface: SURFACES[surface], tier: KEYLESS_TIER[surface], bucket: `ip:${req.ip}` });
+    if (surface === "nwp") reply.header("x-service-tier", tierWord(req.principal.tier));
+  }
+  try {
+    await writeStanding(deps, req, reply);
+  } catch (e) {
+    req.log.warn({ err: e }, "the caller's rate standing could not be read for a refusal");
+  }
+  return err;
+}
 
 function authProblem(e: unknown, keySent: boolean): Problem {
   if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
@@ -128,6 +187,9 @@ export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyRe
   const principal = req.principal!;
   const decision = await underPolicy(req, policy, deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost }));
   writeLimitHeaders(reply, decision.windows, decision.bindingWindow, principal.billable, deps.clock.now());
+  if (decision.allowed && decision.windows.some((w) => w.quota)) {
+    req.quotaCharge = { policy, bucket: principal.bucket, cost, decidedAt: decision.decidedAt };
+  }
   if (!decision.allowed) {
     const w = decision.windows[decision.bindingWindow];
     const retry = Math.max(1, decision.retryAfterSeconds);
@@ -137,6 +199,19 @@ export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyRe
     });
   }
   return decision;
+}
+
+function isAnswer(req: FastifyRequest, reply: FastifyReply): boolean {
+  return reply.statusCode >= 200 && reply.statusCode < 300 && (req.method === "GET" || req.method === "POST");
+}
+
+/** The caller's current windows, spending nothing, written as headers (usage read-out, replays). */
+export async function writeStanding(deps: AppDeps, req: FastifyRequest, reply: FastifyReply): Promise<GetUsageResponse> {
+  const principal = req.principal!;
+  const policy = policyOf(req);
+  const usage = await underPolicy(req, policy, deps.clients.ratelimit.getUsage({ policy, bucket: principal.bucket }));
+  writeLimitHeaders(reply, usage.windows, usage.bindingWindow, principal.billable, deps.clock.now());
+  return usage;
 }
 
 export function writeLimitHeaders(reply: FastifyReply, windows: WindowStatus[], binding: number, billable: boolean, nowMs: number): void {

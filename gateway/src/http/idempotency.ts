@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../deps.js";
-import { meter } from "./access.js";
+import { meter, withStanding, writeStanding } from "./access.js";
 import { Problem } from "./problems.js";
 import { serializeBody } from "./public-json.js";
 
@@ -32,7 +32,8 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
   const scope = req.principal?.keyId;
   if (key === undefined || scope === undefined) return compute();
   if (typeof key !== "string" || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
-    throw new Problem("invalid_request", `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY} characters.`, { details: { header: "Idempotency-Key", max_length: MAX_IDEMPOTENCY_KEY } });
+    const refusal = new Problem("invalid_request", `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY} characters.`, { details: { header: "Idempotency-Key", max_length: MAX_IDEMPOTENCY_KEY } });
+    throw await withStanding(deps, req, reply, refusal);
   }
   const fingerprint = createHash("sha256").update(`${req.method} ${req.routeOptions.url}\n${canonical(req.body)}`).digest("hex");
   const { ratelimit } = deps.clients;
@@ -43,16 +44,19 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
     switch (begun.state) {
       case IdempotencyState.REPLAY: {
         const stored = begun.stored!;
+        // A replay spends nothing; its rate headers say where the caller stands now.
+        await writeStanding(deps, req, reply);
         reply.header("idempotent-replayed", "true");
         for (const [k, v] of Object.entries(stored.headers)) reply.header(k, v);
         return reply.code(stored.status).send(Buffer.from(stored.body));
       }
       case IdempotencyState.MISMATCH:
-        throw new Problem("invalid_request", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", { details: { header: "Idempotency-Key" } });
+        throw await withStanding(deps, req, reply, new Problem("invalid_request", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", { details: { header: "Idempotency-Key" } }));
       case IdempotencyState.IN_FLIGHT:
         // The first request with this key is still computing: wait for its answer to replay it.
         if (performance.now() > waitUntil) {
-          throw new Problem("idempotency_conflict", "A request with this Idempotency-Key is still in progress; retry shortly.", { headers: { "retry-after": "1" }, details: { header: "Idempotency-Key" } });
+          const busy = new Problem("idempotency_conflict", "A request with this Idempotency-Key is still in progress; retry shortly.", { headers: { "retry-after": "1" }, details: { header: "Idempotency-Key" } });
+          throw await withStanding(deps, req, reply, busy);
         }
         await new Promise((r) => setTimeout(r, POLL_MS));
         continue;

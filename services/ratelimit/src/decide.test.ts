@@ -89,6 +89,27 @@ describe.each(kinds)("decisions on the $name store", (kind) => {
     expect(r.windows[1]).toMatchObject({ name: "month", limit: 1000, used: 1, remaining: 999, windowSeconds: 31 * 86400, quota: true, resetAt: ms("2026-04-01T00:00:00Z") / 1000 });
   });
 
+  it("a refund gives back the quota units of a decision, not the throttle's, and never below zero", async () => {
+    const { clock, rl, bucket } = await setup("2026-03-14T10:00:00.000Z");
+    await rl.decide({ policy: "stormwater.pro", bucket });
+    const d = await rl.decide({ policy: "stormwater.pro", bucket, cost: 3 });
+    expect(d.decidedAt).toBe(ms("2026-03-14T10:00:00.000Z") / 1000);
+    expect(d.windows.map((w) => w.used)).toEqual([4, 4]);
+    const r = await rl.refund({ policy: "stormwater.pro", bucket, cost: 3, decidedAt: d.decidedAt });
+    expect(r.windows.map((w) => [w.name, w.used, w.remaining])).toEqual([["minute", 4, 56], ["month", 1, 999]]);
+    await rl.refund({ policy: "stormwater.pro", bucket, cost: 5, decidedAt: d.decidedAt });
+    expect((await rl.getUsage({ policy: "stormwater.pro", bucket })).windows.map((w) => w.used)).toEqual([4, 0]);
+    // A refund after the month turned goes to the month the decision counted in, not the new one.
+    clock.set(ms("2026-03-31T23:59:59.000Z"));
+    const late = await rl.decide({ policy: "stormwater.pro", bucket });
+    clock.set(ms("2026-04-01T00:00:01.000Z"));
+    await rl.decide({ policy: "stormwater.pro", bucket });
+    await rl.refund({ policy: "stormwater.pro", bucket, cost: 1, decidedAt: late.decidedAt });
+    expect((await rl.getUsage({ policy: "stormwater.pro", bucket })).windows[1]).toMatchObject({ name: "month", used: 1 });
+    // Anything but a recent decision is refused.
+    await expect(rl.refund({ policy: "stormwater.pro", bucket, cost: 1, decidedAt: 0 })).rejects.toMatchObject({ code: Code.InvalidArgument });
+  });
+
   it("the sliding minute refuses across a minute boundary, where a fixed window would not", async () => {
     const { clock, rl, bucket } = await setup("2026-03-01T12:00:59.500Z");
     for (let i = 0; i < 4; i++) expect((await rl.decide({ policy: "stormwater.anonymous", bucket })).allowed).toBe(true);

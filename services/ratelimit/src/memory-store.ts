@@ -38,6 +38,15 @@ export class MemoryStore implements RateLimitStore {
     return this.evaluate(subject, windows, 1, nowMs, false);
   }
 
+  async refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void> {
+    for (const w of windows) {
+      if (w.sliding) continue;
+      const id = `${subject}:${w.key}`;
+      const c = this.counters.get(id);
+      if (c && c.expiresAt > nowMs) c.count = Math.max(0, c.count - cost);
+    }
+  }
+
   private evaluate(subject: string, windows: WindowPlan[], cost: number, nowMs: number, commit: boolean): DecideOutcome {
     this.maybeSweep(nowMs);
     // Phase 1: check every window without touching any.

@@ -83,6 +83,19 @@ return out
 `;
 
 /**
+ * Refund: take ARGV[1] units back out of each fixed counter in KEYS, never below zero; an absent
+ * (expired) counter stays absent.
+ */
+export const REFUND_LUA = `
+local cost = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  local used = tonumber(redis.call('GET', KEYS[i]) or '-1')
+  if used > 0 then redis.call('DECRBY', KEYS[i], math.min(used, cost)) end
+end
+return 0
+`;
+
+/**
  * Begin: claim with SET NX PX; when a record exists, decide from it. A record whose expiry (in
  * the service clock's time) has passed counts as absent, so expiry follows the injected clock.
  * KEYS[1]: record. ARGV: now, fingerprint, claim JSON, claim TTL ms.

@@ -1,7 +1,7 @@
 // Shared store on Redis (node-redis): one EVALSHA per operation, keys hash-tagged by subject so
 // a subject's windows sit in one cluster slot (a multi-key script requires that).
 import { createClient, defineScript, type CommandParser } from "redis";
-import { BEGIN_LUA, COMPLETE_LUA, DECIDE_LUA, RELEASE_LUA } from "./redis-scripts.js";
+import { BEGIN_LUA, COMPLETE_LUA, DECIDE_LUA, REFUND_LUA, RELEASE_LUA } from "./redis-scripts.js";
 import {
   DEFAULT_IDEMPOTENCY_TIMES,
   beginFrom,
@@ -33,6 +33,7 @@ const scripts = {
   rlBegin: script<string[]>(BEGIN_LUA),
   rlComplete: script<number>(COMPLETE_LUA),
   rlRelease: script<number>(RELEASE_LUA),
+  rlRefund: script<number>(REFUND_LUA),
 };
 
 export interface RedisStoreOptions {
@@ -101,6 +102,11 @@ export class RedisStore implements RateLimitStore {
 
   async peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome> {
     return this.evaluate(subject, windows, 1, nowMs, false);
+  }
+
+  async refund(subject: string, windows: WindowPlan[], cost: number): Promise<void> {
+    const keys = windows.filter((w) => !w.sliding).map((w) => this.windowKey(subject, w.key));
+    if (keys.length > 0) await this.client.rlRefund(keys, [String(cost)]);
   }
 
   private async evaluate(subject: string, windows: WindowPlan[], cost: number, nowMs: number, commit: boolean): Promise<DecideOutcome> {

@@ -52,6 +52,13 @@ export class ResilientStore implements RateLimitStore {
     );
   }
 
+  async refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void> {
+    await this.run(
+      () => this.primary.refund(subject, windows, cost),
+      () => this.fallback.refund(subject, windows, cost, nowMs),
+    );
+  }
+
   async beginIdempotent(scope: string, key: string, fingerprint: string, nowMs: number): Promise<BeginOutcome> {
     return (
       await this.run(

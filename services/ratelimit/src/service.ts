@@ -6,7 +6,7 @@ import { invalidArgument, ViolationReason } from "@permits/common/errors";
 import { IdempotencyState, type RateLimitService, type StoredResponse } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { Policy, PolicyTable } from "./policies.js";
 import { silentLogger, type Logger, type RateLimitStore, type StoredResponseData } from "./store.js";
-import { bindingWindow, planWindows, retryAfterSeconds, toStatus } from "./windows.js";
+import { MINUTE_MS, bindingWindow, planWindows, retryAfterSeconds, toStatus } from "./windows.js";
 
 export { createRateLimitStore, type CreateStoreOptions } from "./create-store.js";
 
@@ -21,6 +21,8 @@ export interface RateLimitServiceDeps {
 const MAX_ID = 512;
 /** A decision's cost is a few units (a batch is one); this bounds the sliding log's writes. */
 const MAX_COST = 10_000;
+/** A refund follows its request's answer; an hour is far past any request's deadline. */
+const REFUND_HORIZON_MS = 3_600_000;
 
 export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<typeof RateLimitService> {
   const { store, policies } = deps;
@@ -49,11 +51,7 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
     async decide(req) {
       const policy = policyOf(req.policy);
       requireId("bucket", req.bucket);
-      // Proto3 cannot tell 0 from unset, so 0 means the usual single unit.
-      const cost = req.cost === 0 ? 1 : req.cost;
-      if (cost < 0 || cost > MAX_COST) {
-        throw invalidArgument("cost out of range", [{ field: "cost", description: `between 1 and ${MAX_COST}`, reason: ViolationReason.MALFORMED }]);
-      }
+      const cost = checkedCost(req.cost);
       const now = clock.now();
       const plans = planWindows(policy, now);
       const outcome = await guard("decide", () => store.decide(subjectOf(policy, req.bucket), plans, cost, now));
@@ -64,7 +62,27 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
         bindingWindow: bindingWindow(outcome.windows, plans, outcome.allowed),
         retryAfterSeconds: outcome.allowed ? 0 : retryAfterSeconds(outcome.windows, now),
         degraded: outcome.degraded,
+        decidedAt: Math.floor(now / 1000),
       };
+    },
+
+    async refund(req) {
+      const policy = policyOf(req.policy);
+      requireId("bucket", req.bucket);
+      const cost = checkedCost(req.cost);
+      const now = clock.now();
+      // The calendar windows the decision counted in, even when a new one has started since.
+      const decidedAt = req.decidedAt * 1000;
+      if (decidedAt > now + MINUTE_MS || decidedAt < now - REFUND_HORIZON_MS) {
+        throw invalidArgument("decided_at is not a recent decision", [
+          { field: "decided_at", description: "the decided_at of a decision of the last hour", reason: ViolationReason.MALFORMED },
+        ]);
+      }
+      const counted = planWindows(policy, decidedAt).filter((p) => p.quota);
+      await guard("refund", () => store.refund(subjectOf(policy, req.bucket), counted, cost, now));
+      const plans = planWindows(policy, now);
+      const outcome = await guard("refund", () => store.peek(subjectOf(policy, req.bucket), plans, now));
+      return { windows: plans.map((p, i) => toStatus(p, outcome.windows[i])), bindingWindow: bindingWindow(outcome.windows, plans, true) };
     },
 
     async getUsage(req) {
@@ -124,6 +142,15 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
  */
 function subjectOf(policy: Policy, bucket: string): string {
   return `${policy.id}:${bucket}`;
+}
+
+function checkedCost(requested: number): number {
+  // Proto3 cannot tell 0 from unset, so 0 means the usual single unit.
+  const cost = requested === 0 ? 1 : requested;
+  if (cost < 0 || cost > MAX_COST) {
+    throw invalidArgument("cost out of range", [{ field: "cost", description: `between 1 and ${MAX_COST}`, reason: ViolationReason.MALFORMED }]);
+  }
+  return cost;
 }
 
 function requireId(field: string, value: string): void {

@@ -40,6 +40,11 @@ export interface RateLimitStore {
   decide(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<DecideOutcome>;
   /** The same counts without spending anything. */
   peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome>;
+  /**
+   * Takes `cost` back out of fixed calendar `windows` (never below zero): the quota units of an
+   * admitted request that went unanswered. Sliding windows are not refundable and are skipped.
+   */
+  refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void>;
 
   /** Claims `(scope, key)` for `fingerprint`, or says why not. */
   beginIdempotent(scope: string, key: string, fingerprint: string, nowMs: number): Promise<BeginOutcome>;

@@ -2,7 +2,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WindowStatusSchema } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../../deps.js";
-import { policyOf, underPolicy, tierWord, writeLimitHeaders } from "../../http/access.js";
+import { tierWord, writeStanding } from "../../http/access.js";
 import { parseFields } from "../../http/fields.js";
 import { Problem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
@@ -59,9 +59,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       handler: async (req, reply) => {
         parseFields({}, req.query, "query");
         const principal = req.principal!;
-        const policy = policyOf(req);
-        const usage = await underPolicy(req, policy, ratelimit.getUsage({ policy, bucket: principal.bucket }));
-        writeLimitHeaders(reply, usage.windows, usage.bindingWindow, principal.billable, deps.clock.now());
+        const usage = await writeStanding(deps, req, reply);
         const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
         const quota = usage.windows.find((w) => w.quota);
         return stormwaterEnvelope(req, {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/ratelimit/v1/ratelimit.proto.
  */
 export const file_permits_ratelimit_v1_ratelimit: GenFile = /*@__PURE__*/
-  fileDesc("CiRwZXJtaXRzL3JhdGVsaW1pdC92MS9yYXRlbGltaXQucHJvdG8SFHBlcm1pdHMucmF0ZWxpbWl0LnYxIoUBCgxXaW5kb3dTdGF0dXMSDAoEbmFtZRgBIAEoCRINCgVsaW1pdBgCIAEoDRIMCgR1c2VkGAMgASgNEhEKCXJlbWFpbmluZxgEIAEoDRIQCghyZXNldF9hdBgFIAEoDRIWCg53aW5kb3dfc2Vjb25kcxgGIAEoDRINCgVxdW90YRgHIAEoCCI9Cg1EZWNpZGVSZXF1ZXN0Eg4KBnBvbGljeRgBIAEoCRIOCgZidWNrZXQYAiABKAkSDAoEY29zdBgDIAEoBSKdAQoORGVjaWRlUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIzCgd3aW5kb3dzGAIgAygLMiIucGVybWl0cy5yYXRlbGltaXQudjEuV2luZG93U3RhdHVzEhYKDmJpbmRpbmdfd2luZG93GAMgASgFEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKA0SEAoIZGVncmFkZWQYBSABKAgiMQoPR2V0VXNhZ2VSZXF1ZXN0Eg4KBnBvbGljeRgBIAEoCRIOCgZidWNrZXQYAiABKAkibwoQR2V0VXNhZ2VSZXNwb25zZRIOCgZwb2xpY3kYASABKAkSMwoHd2luZG93cxgCIAMoCzIiLnBlcm1pdHMucmF0ZWxpbWl0LnYxLldpbmRvd1N0YXR1cxIWCg5iaW5kaW5nX3dpbmRvdxgDIAEoBSKiAQoOU3RvcmVkUmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEgwKBGJvZHkYAiABKAwSQgoHaGVhZGVycxgDIAMoCzIxLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJJChZCZWdpbklkZW1wb3RlbnRSZXF1ZXN0Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCSKGAQoXQmVnaW5JZGVtcG90ZW50UmVzcG9uc2USNQoFc3RhdGUYASABKA4yJi5wZXJtaXRzLnJhdGVsaW1pdC52MS5JZGVtcG90ZW5jeVN0YXRlEjQKBnN0b3JlZBgCIAEoCzIkLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlIoQBChlDb21wbGV0ZUlkZW1wb3RlbnRSZXF1ZXN0Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCRI2CghyZXNwb25zZRgEIAEoCzIkLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlIhwKGkNvbXBsZXRlSWRlbXBvdGVudFJlc3BvbnNlIjYKGFJlbGVhc2VJZGVtcG90ZW50UmVxdWVzdBINCgVzY29wZRgBIAEoCRILCgNrZXkYAiABKAkiGwoZUmVsZWFzZUlkZW1wb3RlbnRSZXNwb25zZSqzAQoQSWRlbXBvdGVuY3lTdGF0ZRIhCh1JREVNUE9URU5DWV9TVEFURV9VTlNQRUNJRklFRBAAEh0KGUlERU1QT1RFTkNZX1NUQVRFX0NMQUlNRUQQARIcChhJREVNUE9URU5DWV9TVEFURV9SRVBMQVkQAhIfChtJREVNUE9URU5DWV9TVEFURV9JTl9GTElHSFQQAxIeChpJREVNUE9URU5DWV9TVEFURV9NSVNNQVRDSBAEMqEEChBSYXRlTGltaXRTZXJ2aWNlElMKBkRlY2lkZRIjLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkRlY2lkZVJlcXVlc3QaJC5wZXJtaXRzLnJhdGVsaW1pdC52MS5EZWNpZGVSZXNwb25zZRJZCghHZXRVc2FnZRIlLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkdldFVzYWdlUmVxdWVzdBomLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkdldFVzYWdlUmVzcG9uc2USbgoPQmVnaW5JZGVtcG90ZW50EiwucGVybWl0cy5yYXRlbGltaXQudjEuQmVnaW5JZGVtcG90ZW50UmVxdWVzdBotLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkJlZ2luSWRlbXBvdGVudFJlc3BvbnNlEncKEkNvbXBsZXRlSWRlbXBvdGVudBIvLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkNvbXBsZXRlSWRlbXBvdGVudFJlcXVlc3QaMC5wZXJtaXRzLnJhdGVsaW1pdC52MS5Db21wbGV0ZUlkZW1wb3RlbnRSZXNwb25zZRJ0ChFSZWxlYXNlSWRlbXBvdGVudBIuLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlJlbGVhc2VJZGVtcG90ZW50UmVxdWVzdBovLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlJlbGVhc2VJZGVtcG90ZW50UmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CiRwZXJtaXRzL3JhdGVsaW1pdC92MS9yYXRlbGltaXQucHJvdG8SFHBlcm1pdHMucmF0ZWxpbWl0LnYxIoUBCgxXaW5kb3dTdGF0dXMSDAoEbmFtZRgBIAEoCRINCgVsaW1pdBgCIAEoDRIMCgR1c2VkGAMgASgNEhEKCXJlbWFpbmluZxgEIAEoDRIQCghyZXNldF9hdBgFIAEoDRIWCg53aW5kb3dfc2Vjb25kcxgGIAEoDRINCgVxdW90YRgHIAEoCCI9Cg1EZWNpZGVSZXF1ZXN0Eg4KBnBvbGljeRgBIAEoCRIOCgZidWNrZXQYAiABKAkSDAoEY29zdBgDIAEoBSKxAQoORGVjaWRlUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIzCgd3aW5kb3dzGAIgAygLMiIucGVybWl0cy5yYXRlbGltaXQudjEuV2luZG93U3RhdHVzEhYKDmJpbmRpbmdfd2luZG93GAMgASgFEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYBCABKA0SEAoIZGVncmFkZWQYBSABKAgSEgoKZGVjaWRlZF9hdBgGIAEoDSJRCg1SZWZ1bmRSZXF1ZXN0Eg4KBnBvbGljeRgBIAEoCRIOCgZidWNrZXQYAiABKAkSDAoEY29zdBgDIAEoBRISCgpkZWNpZGVkX2F0GAQgASgNIl0KDlJlZnVuZFJlc3BvbnNlEjMKB3dpbmRvd3MYASADKAsyIi5wZXJtaXRzLnJhdGVsaW1pdC52MS5XaW5kb3dTdGF0dXMSFgoOYmluZGluZ193aW5kb3cYAiABKAUiMQoPR2V0VXNhZ2VSZXF1ZXN0Eg4KBnBvbGljeRgBIAEoCRIOCgZidWNrZXQYAiABKAkibwoQR2V0VXNhZ2VSZXNwb25zZRIOCgZwb2xpY3kYASABKAkSMwoHd2luZG93cxgCIAMoCzIiLnBlcm1pdHMucmF0ZWxpbWl0LnYxLldpbmRvd1N0YXR1cxIWCg5iaW5kaW5nX3dpbmRvdxgDIAEoBSKiAQoOU3RvcmVkUmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEgwKBGJvZHkYAiABKAwSQgoHaGVhZGVycxgDIAMoCzIxLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJJChZCZWdpbklkZW1wb3RlbnRSZXF1ZXN0Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCSKGAQoXQmVnaW5JZGVtcG90ZW50UmVzcG9uc2USNQoFc3RhdGUYASABKA4yJi5wZXJtaXRzLnJhdGVsaW1pdC52MS5JZGVtcG90ZW5jeVN0YXRlEjQKBnN0b3JlZBgCIAEoCzIkLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlIoQBChlDb21wbGV0ZUlkZW1wb3RlbnRSZXF1ZXN0Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCRI2CghyZXNwb25zZRgEIAEoCzIkLnBlcm1pdHMucmF0ZWxpbWl0LnYxLlN0b3JlZFJlc3BvbnNlIhwKGkNvbXBsZXRlSWRlbXBvdGVudFJlc3BvbnNlIjYKGFJlbGVhc2VJZGVtcG90ZW50UmVxdWVzdBINCgVzY29wZRgBIAEoCRILCgNrZXkYAiABKAkiGwoZUmVsZWFzZUlkZW1wb3RlbnRSZXNwb25zZSqzAQoQSWRlbXBvdGVuY3lTdGF0ZRIhCh1JREVNUE9URU5DWV9TVEFURV9VTlNQRUNJRklFRBAAEh0KGUlERU1QT1RFTkNZX1NUQVRFX0NMQUlNRUQQARIcChhJREVNUE9URU5DWV9TVEFURV9SRVBMQVkQAhIfChtJREVNUE9URU5DWV9TVEFURV9JTl9GTElHSFQQAxIeChpJREVNUE9URU5DWV9TVEFURV9NSVNNQVRDSBAEMvYEChBSYXRlTGltaXRTZXJ2aWNlElMKBkRlY2lkZRIjLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkRlY2lkZVJlcXVlc3QaJC5wZXJtaXRzLnJhdGVsaW1pdC52MS5EZWNpZGVSZXNwb25zZRJTCgZSZWZ1bmQSIy5wZXJtaXRzLnJhdGVsaW1pdC52MS5SZWZ1bmRSZXF1ZXN0GiQucGVybWl0cy5yYXRlbGltaXQudjEuUmVmdW5kUmVzcG9uc2USWQoIR2V0VXNhZ2USJS5wZXJtaXRzLnJhdGVsaW1pdC52MS5HZXRVc2FnZVJlcXVlc3QaJi5wZXJtaXRzLnJhdGVsaW1pdC52MS5HZXRVc2FnZVJlc3BvbnNlEm4KD0JlZ2luSWRlbXBvdGVudBIsLnBlcm1pdHMucmF0ZWxpbWl0LnYxLkJlZ2luSWRlbXBvdGVudFJlcXVlc3QaLS5wZXJtaXRzLnJhdGVsaW1pdC52MS5CZWdpbklkZW1wb3RlbnRSZXNwb25zZRJ3ChJDb21wbGV0ZUlkZW1wb3RlbnQSLy5wZXJtaXRzLnJhdGVsaW1pdC52MS5Db21wbGV0ZUlkZW1wb3RlbnRSZXF1ZXN0GjAucGVybWl0cy5yYXRlbGltaXQudjEuQ29tcGxldGVJZGVtcG90ZW50UmVzcG9uc2USdAoRUmVsZWFzZUlkZW1wb3RlbnQSLi5wZXJtaXRzLnJhdGVsaW1pdC52MS5SZWxlYXNlSWRlbXBvdGVudFJlcXVlc3QaLy5wZXJtaXRzLnJhdGVsaW1pdC52MS5SZWxlYXNlSWRlbXBvdGVudFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message permits.ratelimit.v1.WindowStatus
@@ -128,6 +128,14 @@ export type DecideResponse = Message<"permits.ratelimit.v1.DecideResponse"> & {
    * @generated from field: bool degraded = 5;
    */
   degraded: boolean;
+
+  /**
+   * Unix seconds of the decision, in the service's clock: Refund takes it back to find the
+   * calendar windows the decision counted in.
+   *
+   * @generated from field: uint32 decided_at = 6;
+   */
+  decidedAt: number;
 };
 
 /**
@@ -136,6 +144,66 @@ export type DecideResponse = Message<"permits.ratelimit.v1.DecideResponse"> & {
  */
 export const DecideResponseSchema: GenMessage<DecideResponse> = /*@__PURE__*/
   messageDesc(file_permits_ratelimit_v1_ratelimit, 2);
+
+/**
+ * @generated from message permits.ratelimit.v1.RefundRequest
+ */
+export type RefundRequest = Message<"permits.ratelimit.v1.RefundRequest"> & {
+  /**
+   * @generated from field: string policy = 1;
+   */
+  policy: string;
+
+  /**
+   * @generated from field: string bucket = 2;
+   */
+  bucket: string;
+
+  /**
+   * The cost the decision counted.
+   *
+   * @generated from field: int32 cost = 3;
+   */
+  cost: number;
+
+  /**
+   * DecideResponse.decided_at of the decision being refunded.
+   *
+   * @generated from field: uint32 decided_at = 4;
+   */
+  decidedAt: number;
+};
+
+/**
+ * Describes the message permits.ratelimit.v1.RefundRequest.
+ * Use `create(RefundRequestSchema)` to create a new message.
+ */
+export const RefundRequestSchema: GenMessage<RefundRequest> = /*@__PURE__*/
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 3);
+
+/**
+ * @generated from message permits.ratelimit.v1.RefundResponse
+ */
+export type RefundResponse = Message<"permits.ratelimit.v1.RefundResponse"> & {
+  /**
+   * The policy's windows after the refund, as Decide reports them.
+   *
+   * @generated from field: repeated permits.ratelimit.v1.WindowStatus windows = 1;
+   */
+  windows: WindowStatus[];
+
+  /**
+   * @generated from field: int32 binding_window = 2;
+   */
+  bindingWindow: number;
+};
+
+/**
+ * Describes the message permits.ratelimit.v1.RefundResponse.
+ * Use `create(RefundResponseSchema)` to create a new message.
+ */
+export const RefundResponseSchema: GenMessage<RefundResponse> = /*@__PURE__*/
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 4);
 
 /**
  * @generated from message permits.ratelimit.v1.GetUsageRequest
@@ -157,7 +225,7 @@ export type GetUsageRequest = Message<"permits.ratelimit.v1.GetUsageRequest"> & 
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 3);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 5);
 
 /**
  * @generated from message permits.ratelimit.v1.GetUsageResponse
@@ -186,7 +254,7 @@ export type GetUsageResponse = Message<"permits.ratelimit.v1.GetUsageResponse"> 
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 4);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 6);
 
 /**
  * @generated from message permits.ratelimit.v1.StoredResponse
@@ -213,7 +281,7 @@ export type StoredResponse = Message<"permits.ratelimit.v1.StoredResponse"> & {
  * Use `create(StoredResponseSchema)` to create a new message.
  */
 export const StoredResponseSchema: GenMessage<StoredResponse> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 5);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 7);
 
 /**
  * @generated from message permits.ratelimit.v1.BeginIdempotentRequest
@@ -240,7 +308,7 @@ export type BeginIdempotentRequest = Message<"permits.ratelimit.v1.BeginIdempote
  * Use `create(BeginIdempotentRequestSchema)` to create a new message.
  */
 export const BeginIdempotentRequestSchema: GenMessage<BeginIdempotentRequest> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 6);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 8);
 
 /**
  * @generated from message permits.ratelimit.v1.BeginIdempotentResponse
@@ -262,7 +330,7 @@ export type BeginIdempotentResponse = Message<"permits.ratelimit.v1.BeginIdempot
  * Use `create(BeginIdempotentResponseSchema)` to create a new message.
  */
 export const BeginIdempotentResponseSchema: GenMessage<BeginIdempotentResponse> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 7);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 9);
 
 /**
  * @generated from message permits.ratelimit.v1.CompleteIdempotentRequest
@@ -294,7 +362,7 @@ export type CompleteIdempotentRequest = Message<"permits.ratelimit.v1.CompleteId
  * Use `create(CompleteIdempotentRequestSchema)` to create a new message.
  */
 export const CompleteIdempotentRequestSchema: GenMessage<CompleteIdempotentRequest> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 8);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 10);
 
 /**
  * @generated from message permits.ratelimit.v1.CompleteIdempotentResponse
@@ -307,7 +375,7 @@ export type CompleteIdempotentResponse = Message<"permits.ratelimit.v1.CompleteI
  * Use `create(CompleteIdempotentResponseSchema)` to create a new message.
  */
 export const CompleteIdempotentResponseSchema: GenMessage<CompleteIdempotentResponse> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 9);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 11);
 
 /**
  * @generated from message permits.ratelimit.v1.ReleaseIdempotentRequest
@@ -329,7 +397,7 @@ export type ReleaseIdempotentRequest = Message<"permits.ratelimit.v1.ReleaseIdem
  * Use `create(ReleaseIdempotentRequestSchema)` to create a new message.
  */
 export const ReleaseIdempotentRequestSchema: GenMessage<ReleaseIdempotentRequest> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 10);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 12);
 
 /**
  * @generated from message permits.ratelimit.v1.ReleaseIdempotentResponse
@@ -342,7 +410,7 @@ export type ReleaseIdempotentResponse = Message<"permits.ratelimit.v1.ReleaseIde
  * Use `create(ReleaseIdempotentResponseSchema)` to create a new message.
  */
 export const ReleaseIdempotentResponseSchema: GenMessage<ReleaseIdempotentResponse> = /*@__PURE__*/
-  messageDesc(file_permits_ratelimit_v1_ratelimit, 11);
+  messageDesc(file_permits_ratelimit_v1_ratelimit, 13);
 
 /**
  * @generated from enum permits.ratelimit.v1.IdempotencyState
@@ -403,6 +471,17 @@ export const RateLimitService: GenService<{
     methodKind: "unary";
     input: typeof DecideRequestSchema;
     output: typeof DecideResponseSchema;
+  },
+  /**
+   * Gives back the plan-ceiling (quota) units of an admitted decision whose request went
+   * unanswered (refused, failed, HEAD): plans bill answers only. Throttle windows keep the count.
+   *
+   * @generated from rpc permits.ratelimit.v1.RateLimitService.Refund
+   */
+  refund: {
+    methodKind: "unary";
+    input: typeof RefundRequestSchema;
+    output: typeof RefundResponseSchema;
   },
   /**
    * The caller's windows without spending anything.
