@@ -89,7 +89,7 @@ describe("CORS", () => {
 });
 
 describe("static discovery documents", () => {
-  for (const url of ["/api/v1", "/api/openapi", "/api/v1/pricing"]) {
+  for (const url of ["/api/v1", "/api/openapi", "/api/v1/pricing", "/pricing"]) {
     it(`${url} is cacheable and carries no rate-limit headers`, async () => {
       const res = await inject({ method: "GET", url });
       expect(res.statusCode).toBe(200);
@@ -105,15 +105,39 @@ describe("static discovery documents", () => {
     const index = (await inject({ method: "GET", url: "/api/v1" })).json();
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
-    for (const e of index.endpoints) expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeTruthy();
+    for (const e of index.data.endpoints) expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeTruthy();
     expect(doc.paths["/api/v1/determine"].post.responses["429"]).toBeTruthy();
     expect(doc.paths["/api/v1/determine/nwp"].post.responses["422"]).toBeTruthy();
     expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["invalid_json", "malformed_json", "rate_limit_exceeded", "entitlement_check_unavailable"]));
   });
-  it("pricing lists the plans of both documents", async () => {
-    const p = (await inject({ method: "GET", url: "/api/v1/pricing" })).json();
-    const ids = p.surfaces.map((s: { surface: string; plans: { id: string }[] }) => `${s.surface}:${s.plans.map((x) => x.id).join(",")}`);
+  it("pricing lists the plans of both documents, in document 1's envelope like every success", async () => {
+    const res = await inject({ method: "GET", url: "/api/v1/pricing", headers: { "x-request-id": "pricing-1" } });
+    const p = res.json();
+    expect(Object.keys(p)).toEqual(["data", "request_id", "disclaimer", "attribution"]);
+    expect(p.request_id).toBe("pricing-1");
+    const ids = p.data.surfaces.map((s: { surface: string; plans: { id: string }[] }) => `${s.surface}:${s.plans.map((x) => x.id).join(",")}`);
     expect(ids).toEqual(["stormwater:anonymous,sandbox,test,pro,scale", "nwp:sandbox,pro,free"]);
+    // Another request id, other bytes, the same (weak) validator.
+    const again = await inject({ method: "GET", url: "/api/v1/pricing", headers: { "x-request-id": "pricing-2" } });
+    expect(again.json().request_id).toBe("pricing-2");
+    expect(again.headers.etag).toBe(res.headers.etag);
+    expect(String(res.headers.etag)).toMatch(/^W\//);
+    const index = (await inject({ method: "GET", url: "/api/v1" })).json();
+    expect(index.data.pricing).toBe("/api/v1/pricing");
+    expect(index.disclaimer).toBe(p.disclaimer);
+  });
+
+  it("/pricing, where document 2 sends buyers: HTML for browsers, the pricing envelope for JSON clients", async () => {
+    const page = await inject({ method: "GET", url: "/pricing", headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers.vary).toMatch(/Accept/);
+    expect(page.headers["x-ratelimit-limit"]).toBeUndefined();
+    for (const text of ["Pro", "Scale", "5,000 per day", "1,000 per month (hard ceiling, no overage)", "How to get a key", "POST /recover"]) expect(page.body).toContain(text);
+    expect((await inject({ method: "GET", url: "/pricing" })).headers["content-type"]).toMatch(/^text\/html/);
+    const json = await inject({ method: "GET", url: "/pricing", headers: { accept: "application/json" } });
+    expect(json.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(json.json().data).toEqual((await inject({ method: "GET", url: "/api/v1/pricing" })).json().data);
   });
 });
 

@@ -46,7 +46,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
 
   it("the coverage route is in the discovery index and the OpenAPI document", async () => {
     const index = (await gw.request({ method: "GET", url: "/api/v1" })).json();
-    expect(index.endpoints.some((e: { path: string }) => e.path === "/api/v1/coverage")).toBe(true);
+    expect(index.data.endpoints.some((e: { path: string }) => e.path === "/api/v1/coverage")).toBe(true);
     const doc = (await gw.request({ method: "GET", url: "/api/openapi" })).json();
     expect(doc.paths["/api/v1/coverage"].get.responses["200"]).toBeDefined();
     expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(BASES);

@@ -31,7 +31,7 @@ describe("every route of the table answers a wrong method and an unknown subpath
   let endpoints: { method: string; path: string; surface: string }[];
   beforeAll(async () => {
     gw = await startEmbedded();
-    endpoints = JSON.parse((await gw.app.inject({ method: "GET", url: "/api/v1" })).body).endpoints;
+    endpoints = JSON.parse((await gw.app.inject({ method: "GET", url: "/api/v1" })).body).data.endpoints;
   }, 60_000);
   afterAll(async () => gw?.close());
 

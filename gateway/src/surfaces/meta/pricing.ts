@@ -2,6 +2,11 @@
 // because neither document states one.
 export const PRICING = {
   currency: null,
+  howToGetAKey: [
+    "Try it at once: document 1 answers without a key (anonymous tier), and the public sandbox key works on both documents with no signup, counted per calling IP.",
+    "Pro and Scale (document 1) and Pro (document 2) keys are issued after checkout; the key is shown once. Send it as Authorization: Bearer <key> or X-API-Key: <key>.",
+    "A document 2 Pro key is derived from its subscription: reissue it at POST /recover with the subscription id from the receipt.",
+  ],
   note: "Prices are shown at checkout. No API endpoint is paywalled on document 1; a paid plan raises the throttle and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
   surfaces: [
     {

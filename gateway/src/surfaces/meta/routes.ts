@@ -1,9 +1,11 @@
-// Static discovery documents: the endpoint index, OpenAPI and pricing. Unmetered, cacheable.
+// Static discovery documents: the endpoint index, OpenAPI and pricing (data and page). Unmetered,
+// cacheable; the index and pricing data in document 1's envelope, OpenAPI bare.
 import type { AppDeps } from "../../deps.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { buildOpenApi } from "./openapi.js";
 import { PRICING } from "./pricing.js";
-import { staticJson } from "./static-doc.js";
+import { pricingPage } from "./pricing-page.js";
+import { staticEnvelope, staticJson } from "./static-doc.js";
 
 export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
   const meta = (url: string, summary: string, handler: RouteSpec["handler"]): RouteSpec => ({
@@ -16,9 +18,10 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
   });
   const index = meta("/api/v1", "Discovery index of every endpoint of both surfaces", async () => undefined);
   const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
-  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticJson(PRICING));
-  const all = [...apiRoutes, index, openapi, pricing];
-  index.handler = staticJson({
+  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(PRICING));
+  const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage());
+  const all = [...apiRoutes, index, openapi, pricing, page];
+  index.handler = staticEnvelope({
     name: "Permit Determination API",
     version: "1.0.0",
     openapi: "/api/openapi",
@@ -34,5 +37,5 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
     })),
   });
   openapi.handler = staticJson(buildOpenApi(all));
-  return [index, openapi, pricing];
+  return [index, openapi, pricing, page];
 }

@@ -1,0 +1,53 @@
+// GET /pricing: the page document 2 sends buyers to. The same data as /api/v1/pricing, as HTML
+// for browsers and in the JSON envelope for `Accept: application/json`. Rendered once at start.
+import accepts from "accepts";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { PRICING } from "./pricing.js";
+import { staticBody, staticEnvelope } from "./static-doc.js";
+
+type Plan = { name: string; purchasable: boolean; key: string; bucket: string; limits: { window: string; limit: number; hardCeiling?: boolean }[]; features?: string[] };
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+function limitsText(plan: Plan): string {
+  return plan.limits.map((l) => `${l.limit.toLocaleString("en-US")} per ${l.window}${l.hardCeiling ? " (hard ceiling, no overage)" : ""}`).join(", ");
+}
+
+function planRow(plan: Plan): string {
+  const cells = [plan.name, plan.purchasable ? "yes" : "no", limitsText(plan), plan.bucket, plan.key, (plan.features ?? []).join("; ") || "-"];
+  return `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`;
+}
+
+export function pricingHtml(pricing: typeof PRICING = PRICING): string {
+  const sections = pricing.surfaces.map((s) => {
+    const title = s.surface === "stormwater" ? "Stormwater permits (document 1)" : "Section 404 nationwide permits (document 2)";
+    return `<section><h2>${esc(title)}</h2><p>Key: ${esc(s.keyHeader)}</p>
+<table><thead><tr><th>Plan</th><th>Purchasable</th><th>Limits</th><th>Counted</th><th>Key</th><th>Includes</th></tr></thead>
+<tbody>${(s.plans as Plan[]).map(planRow).join("\n")}</tbody></table></section>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pricing - Permit Determination API</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.4rem;text-align:left;vertical-align:top}</style>
+</head><body>
+<h1>Pricing</h1>
+<p>${esc(pricing.note)}</p>
+${sections.join("\n")}
+<h2>How to get a key</h2>
+<ul>${pricing.howToGetAKey.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>
+<p>The same data as JSON: <a href="/api/v1/pricing">/api/v1/pricing</a>. The API reference: <a href="/api/openapi">/api/openapi</a>.</p>
+</body></html>
+`;
+}
+
+/** HTML unless the caller prefers JSON; `Vary: Accept` so caches keep the two apart. */
+export function pricingPage(): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const html = staticBody(pricingHtml(), "text/html; charset=utf-8");
+  const json = staticEnvelope(PRICING);
+  return async (req, reply) => {
+    reply.header("vary", "Accept");
+    if (accepts(req.raw).type(["html", "json"]) === "json") return json(req, reply);
+    return html(req, reply);
+  };
+}
