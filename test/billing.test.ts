@@ -1,16 +1,18 @@
 // Plans bill answers: a paid key's monthly quota counts only answered requests (2xx to GET or
 // POST on a metered route, not replays); the per-minute throttle counts every request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
+import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
+import { deriveLegacyKey } from "@permits/entitlement/keys";
 import { DEPLOYMENTS, startTarget, type Target, type TargetResponse } from "./support/target.js";
 
 const site = JSON.stringify({ state: "NM", activity: "construction", acres: 3 });
+const LEGACY_KEY_SECRET = "billing-legacy-secret-0123456789";
 
 describe.each(DEPLOYMENTS)("billing on the %s deployment", (name) => {
   let t: Target;
   let key: string;
   beforeAll(async () => {
-    t = await startTarget(name);
+    t = await startTarget(name, { LEGACY_KEY_SECRET });
     key = (await t.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: "billing" })).secret;
   }, 60_000);
   afterAll(async () => t?.close());
@@ -74,5 +76,28 @@ describe.each(DEPLOYMENTS)("billing on the %s deployment", (name) => {
     expect(replay.headers["x-request-id"]).toBe(`again-${name}`);
     expect(replay.json().request_id).toBe(`first-${name}`);
     expect(replay.body).toBe(first.body);
+  });
+
+  it("a document 2 Pro subscriber reads its usage at /api/v1/usage, in document 2's envelope and vocabulary", async () => {
+    await t.entitlement.setLocalSubscription({ subscriptionId: `sub_usage_${name}`, status: SubscriptionStatus.ACTIVE });
+    const legacy = { "x-api-key": deriveLegacyKey(LEGACY_KEY_SECRET, `sub_usage_${name}`) };
+    expect((await t.request({ method: "GET", url: "/api/v1/activity", headers: legacy })).statusCode).toBe(200);
+    const res = await t.request({ method: "GET", url: "/api/v1/usage", headers: legacy });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["x-service-tier"]).toBe("pro");
+    const body = res.json();
+    expect(body.data).toMatchObject({ tier: "pro", policy: "nwp.pro" });
+    expect(body.data.windows.map((w: { name: string; used: number }) => [w.name, w.used])).toEqual([["day", 1]]);
+    expect(body.meta.requestId).toBe(res.headers["x-request-id"]);
+    expect(body.meta.ruleset).toBeTruthy();
+    expect(res.headers["x-ratelimit-remaining"]).toBe(String(body.data.windows[0].remaining));
+    // Reading it spent nothing.
+    expect((await t.request({ method: "GET", url: "/api/v1/usage", headers: legacy })).json().data.windows[0].used).toBe(1);
+    // A forged legacy key is refused in document 2's vocabulary, with the sandbox standing.
+    const forged = { "x-api-key": deriveLegacyKey("another-secret-entirely-000000", `sub_usage_${name}`) };
+    const refused = await t.request({ method: "GET", url: "/api/v1/usage", headers: forged });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().error).toMatchObject({ code: "invalid_api_key", requestId: refused.headers["x-request-id"] });
+    expect(refused.headers["x-service-tier"]).toBe("sandbox");
   });
 });

@@ -127,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
-    const surface = req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
+    const surface = req.surface ?? req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
     if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       // Read (and drop) the rest of the body first, up to a bound, so the client is not reset
       // while it still sends and can read its 413; past the bound the connection closes.

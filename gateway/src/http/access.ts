@@ -11,6 +11,7 @@ import type { DecideResponse, GetUsageResponse, WindowStatus } from "@permits/pr
 import type { AppDeps } from "../deps.js";
 import { enumWord } from "./public-json.js";
 import { Problem, toProblem, type Surface } from "./problems.js";
+import { parseLegacyKey } from "@permits/entitlement/keys";
 
 /** An admitted decision that counted plan-ceiling units, held until the answer is known. */
 interface QuotaCharge {
@@ -24,6 +25,8 @@ declare module "fastify" {
   interface FastifyRequest {
     principal: Principal | null;
     quotaCharge: QuotaCharge | null;
+    /** The surface answering this request: the route's, unless the route takes both key schemes. */
+    surface: Surface | null;
   }
   interface FastifyContextConfig {
     /** Only these tiers may call the route (document 2's batch: Pro only). */
@@ -34,6 +37,8 @@ declare module "fastify" {
     ipPolicy?: string;
     /** Identify the caller but spend nothing (the usage read-out). */
     noSpend?: boolean;
+    /** A document 2 (legacy) key is served as document 2: its tier, its vocabulary. */
+    legacyKeys?: boolean;
   }
 }
 
@@ -70,6 +75,7 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
   const { entitlement, ratelimit } = deps.clients;
   app.decorateRequest("principal", null);
   app.decorateRequest("quotaCharge", null);
+  app.decorateRequest("surface", null);
 
   // Plans bill answers: a monthly ceiling counts an admitted request only when it was answered
   // (2xx to GET or POST). Anything else gives its quota units back before the headers go out,
@@ -89,14 +95,17 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
   app.addHook("onRequest", async (req, reply) => {
     const cfg = req.routeOptions.config;
     if (!cfg?.metered || !cfg.surface) return;
-    const surface = cfg.surface;
+    let surface = cfg.surface;
+    req.surface = surface;
     if (cfg.ipPolicy) {
       req.principal = create(PrincipalSchema, { surface: SURFACES[surface], tier: Tier.ANONYMOUS, bucket: `ip:${req.ip}` });
       await meter(deps, req, reply, 1, cfg.ipPolicy);
       return;
     }
     try {
-      req.principal = await identify(req, surface);
+      const apiKey = apiKeyOf(req);
+      if (cfg.legacyKeys && apiKey !== undefined && parseLegacyKey(apiKey)) surface = req.surface = "nwp";
+      req.principal = await identify(apiKey, req.ip, surface);
     } catch (e) {
       throw await withStanding(deps, req, reply, e);
     }
@@ -112,11 +121,10 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
     await meter(deps, req, reply);
   });
 
-  async function identify(req: FastifyRequest, surface: Surface): Promise<Principal> {
-    const apiKey = apiKeyOf(req);
+  async function identify(apiKey: string | undefined, clientIp: string, surface: Surface): Promise<Principal> {
     let principal: Principal | undefined;
     try {
-      principal = (await entitlement.authenticate({ surface: SURFACES[surface], apiKey, clientIp: req.ip })).principal;
+      principal = (await entitlement.authenticate({ surface: SURFACES[surface], apiKey, clientIp })).principal;
     } catch (e) {
       throw authProblem(e, apiKey !== undefined);
     }
@@ -135,7 +143,7 @@ const KEYLESS_TIER: Record<Surface, Tier> = { stormwater: Tier.ANONYMOUS, nwp: T
  * read the standing never replaces the refusal.
  */
 export async function withStanding(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<unknown> {
-  const surface = req.routeOptions.config.surface;
+  const surface = req.surface;
   if (!surface) return err;
   if (!req.principal) {
     req.principal = create(PrincipalSchema, { surface: SURFACES[surface], tier: KEYLESS_TIER[surface], bucket: `ip:${req.ip}` });
@@ -179,7 +187,7 @@ export function underPolicy<T>(req: FastifyRequest, policy: string, call: Promis
 
 /** The rate policy of the caller's tier on the route's surface. */
 export function policyOf(req: FastifyRequest): string {
-  return `${req.routeOptions.config.surface}.${tierWord(req.principal!.tier)}`;
+  return `${req.surface ?? req.routeOptions.config.surface}.${tierWord(req.principal!.tier)}`;
 }
 
 /** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */

@@ -35,6 +35,8 @@ export interface RouteSpec {
   ipPolicy?: string;
   /** Identifies the caller without spending budget. */
   noSpend?: boolean;
+  /** A document 2 (legacy) key is served as document 2: its tier, its vocabulary. */
+  legacyKeys?: boolean;
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -47,7 +49,7 @@ declare module "fastify" {
 
 export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const r of routes) {
-    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering, ipPolicy: r.ipPolicy, noSpend: r.noSpend }, handler: r.handler });
+    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering, ipPolicy: r.ipPolicy, noSpend: r.noSpend, legacyKeys: r.legacyKeys }, handler: r.handler });
   }
   // Fastify answers a known path with the wrong method as 404 by design; the contract wants 405.
   const byUrl = new Map<string, { surface: Surface; methods: Set<string> }>();

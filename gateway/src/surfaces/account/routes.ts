@@ -38,6 +38,20 @@ const USAGE_SCHEMA = {
   },
 };
 
+/** A document 2 key's usage, in document 2's envelope. */
+const NWP_USAGE_SCHEMA = {
+  type: "object",
+  required: ["data", "meta"],
+  properties: {
+    data: {
+      type: "object",
+      required: ["tier", "policy", "windows"],
+      properties: { tier: { type: "string", description: "pro or free (a lapsed Pro subscription)" }, policy: { type: "string" }, windows: { type: "array", items: WINDOW_SCHEMA } },
+    },
+    meta: { $ref: "#/components/schemas/NwpMeta" },
+  },
+};
+
 const RECOVER_FIELDS = { subscriptionId: { type: "string" as const, description: "The payment-provider subscription id from the receipt (sub_…)." } };
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
@@ -49,16 +63,25 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       surface: "stormwater",
       metered: true,
       noSpend: true,
+      legacyKeys: true,
       doc: {
         summary: "The caller's tier, windows and quota (spends nothing)",
-        description: "Every window of the caller's document 1 tier with limit, used, remaining and reset (Unix seconds), and the monthly quota where the plan has one. Reading it consumes no budget.",
-        success: { status: 200, description: "Usage.", schema: USAGE_SCHEMA },
+        description:
+          "Every window of the caller's document 1 tier with limit, used, remaining and reset (Unix seconds), and the monthly quota where the plan has one. " +
+          "A document 2 (legacy live) key reads its subscription's windows instead, answered in document 2's envelope and error vocabulary with X-Service-Tier. Reading it consumes no budget.",
+        success: { status: 200, description: "Usage: document 1's envelope, or document 2's for a legacy key.", schema: { type: "object", oneOf: [USAGE_SCHEMA, NWP_USAGE_SCHEMA] } },
         errors: ["unauthorized", "internal"],
         auth: "optional",
       },
       handler: async (req, reply) => {
         parseFields({}, req.query, "query");
         const principal = req.principal!;
+        if (req.surface === "nwp") {
+          // A document 2 subscriber's own windows, in document 2's vocabulary and envelope.
+          const [usage, { ruleset }] = await Promise.all([writeStanding(deps, req, reply), nwp.listActivities({})]);
+          const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "kebab"));
+          return nwpEnvelope(req, deps.clock, { tier: tierWord(principal.tier), policy: usage.policy, windows }, ruleset);
+        }
         const usage = await writeStanding(deps, req, reply);
         const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
         const quota = usage.windows.find((w) => w.quota);
