@@ -80,16 +80,14 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
   // Plans bill answers: a monthly ceiling counts an admitted request only when it was answered
   // (2xx to GET or POST). Anything else gives its quota units back before the headers go out,
   // so they show where the caller really stands. The throttle windows keep every request.
-  app.addHook("onSend", async (req, reply) => {
+  app.addHook("onSend", (req, reply, _payload, done) => {
     const charge = req.quotaCharge;
-    if (!charge || isAnswer(req, reply)) return;
+    if (!charge || isAnswer(req, reply)) return done();
     req.quotaCharge = null;
-    try {
-      const after = await ratelimit.refund(charge);
-      writeLimitHeaders(reply, after.windows, after.bindingWindow, req.principal?.billable ?? false, deps.clock.now());
-    } catch (err) {
-      req.log.error({ err, policy: charge.policy }, "quota refund failed: an unanswered request stays counted");
-    }
+    ratelimit.refund(charge).then(
+      (after) => writeLimitHeaders(reply, after.windows, after.bindingWindow, req.principal?.billable ?? false, deps.clock.now()),
+      (err: unknown) => req.log.error({ err, policy: charge.policy }, "quota refund failed: an unanswered request stays counted"),
+    ).finally(() => done());
   });
 
   app.addHook("onRequest", async (req, reply) => {
@@ -144,7 +142,9 @@ const KEYLESS_TIER: Record<Surface, Tier> = { stormwater: Tier.ANONYMOUS, nwp: T
  */
 export async function withStanding(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<unknown> {
   const surface = req.surface;
-  if (!surface) return err;
+  // An outage (the key store or the provider) identifies no one, and its 503 must not wait on a
+  // second dependency.
+  if (!surface || (err instanceof Problem && (err.extra.status ?? 0) >= 500)) return err;
   if (!req.principal) {
     req.principal = create(PrincipalSchema, { surface: SURFACES[surface], tier: KEYLESS_TIER[surface], bucket: `ip:${req.ip}` });
     if (surface === "nwp") reply.header("x-service-tier", tierWord(req.principal.tier));

@@ -11,6 +11,8 @@
 //   PAYMENT_PROVIDER_URL         stripe base URL (default https://api.stripe.com)
 //   PAYMENT_PROVIDER_API_KEY     stripe secret key; required when PAYMENT_PROVIDER=stripe
 //   PAYMENT_PROVIDER_TIMEOUT_MS  provider timeout in ms (default 2000)
+//   REDIS_TIMEOUT_MS             longest wait for one Redis command (default 250); a silent Redis
+//                                then answers 503 instead of holding the request
 import path from "node:path";
 import { systemClock, type Clock } from "@permits/common/clock";
 import type { Logger } from "pino";
@@ -26,12 +28,13 @@ import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
 export const DEV_LEGACY_KEY_SECRET = "dev-only-legacy-key-secret-do-not-use-in-production";
 export const DEFAULT_STATE_DIR = "./.state";
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 2000;
+export const DEFAULT_REDIS_TIMEOUT_MS = 250;
 export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
 
 type Env = Record<string, string | undefined>;
 
 export interface EntitlementConfig {
-  store: { backend: "file"; stateDir: string } | { backend: "redis"; url: string; prefix: string };
+  store: { backend: "file"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number };
   sandboxKey: string;
   legacySecret: string;
   provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
@@ -49,6 +52,16 @@ function read(env: Env, name: string): string | undefined {
   return v === undefined || v.trim() === "" ? undefined : v.trim();
 }
 
+/** A timeout variable: whole milliseconds from 1 to 60000. */
+function readMs(env: Env, name: string, fallback: number): number {
+  const text = read(env, name);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text)) fail(name, "must be a whole number of milliseconds");
+  const ms = Number(text);
+  if (ms < 1 || ms > 60000) fail(name, "must be between 1 and 60000");
+  return ms;
+}
+
 export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig {
   const warnings: string[] = [];
 
@@ -64,7 +77,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
     if (u.protocol !== "redis:" && u.protocol !== "rediss:") fail("REDIS_URL", "must use redis:// or rediss://");
     const prefix = read(env, "ENTITLEMENT_REDIS_PREFIX") ?? DEFAULT_REDIS_PREFIX;
     if (/\s/.test(prefix)) fail("ENTITLEMENT_REDIS_PREFIX", "must not contain whitespace");
-    store = { backend: "redis", url: redisUrl, prefix };
+    store = { backend: "redis", url: redisUrl, prefix, timeoutMs: readMs(env, "REDIS_TIMEOUT_MS", DEFAULT_REDIS_TIMEOUT_MS) };
   } else {
     const dir = read(env, "STATE_DIR") ?? DEFAULT_STATE_DIR;
     if (dir.includes("\0")) fail("STATE_DIR", "is not a valid path");
@@ -91,13 +104,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
   const providerName = read(env, "PAYMENT_PROVIDER") ?? "local";
   if (providerName !== "local" && providerName !== "stripe") fail("PAYMENT_PROVIDER", "must be local or stripe");
 
-  const timeoutText = read(env, "PAYMENT_PROVIDER_TIMEOUT_MS");
-  let timeoutMs = DEFAULT_PROVIDER_TIMEOUT_MS;
-  if (timeoutText !== undefined) {
-    if (!/^\d+$/.test(timeoutText)) fail("PAYMENT_PROVIDER_TIMEOUT_MS", "must be a whole number of milliseconds");
-    timeoutMs = Number(timeoutText);
-    if (timeoutMs < 1 || timeoutMs > 60000) fail("PAYMENT_PROVIDER_TIMEOUT_MS", "must be between 1 and 60000");
-  }
+  const timeoutMs = readMs(env, "PAYMENT_PROVIDER_TIMEOUT_MS", DEFAULT_PROVIDER_TIMEOUT_MS);
 
   let provider: EntitlementConfig["provider"] = { name: "local" };
   if (providerName === "stripe") {
@@ -120,6 +127,7 @@ export async function openStore(config: EntitlementConfig, logger?: Logger): Pro
   return RedisStore.connect({
     url: config.store.url,
     prefix: config.store.prefix,
+    timeoutMs: config.store.timeoutMs,
     // Only the error's class and code: the message of a connection error can name the host.
     onError: (err) => logger?.error({ err: { name: err.name, code: (err as NodeJS.ErrnoException).code } }, "redis connection error"),
   });

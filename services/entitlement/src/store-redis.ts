@@ -4,6 +4,7 @@
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
 import { createClient } from "redis";
+import { withTimeout } from "@permits/common/timeout";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
@@ -19,6 +20,8 @@ type Client = ReturnType<typeof createClient>;
 export interface RedisStoreOptions {
   url: string;
   prefix?: string;
+  /** Longest wait for one command: a Redis that stops answering fails the call instead of holding it. */
+  timeoutMs?: number;
   /** Told about connection errors; never given the URL, which may hold a password. */
   onError?: (err: Error) => void;
 }
@@ -29,7 +32,11 @@ export class RedisStore implements EntitlementStore {
   private readonly hashesKey: string;
   private readonly subsKey: string;
 
-  private constructor(private readonly client: Client, readonly prefix: string) {
+  private constructor(
+    private readonly client: Client,
+    readonly prefix: string,
+    private readonly timeoutMs: number,
+  ) {
     this.keysKey = `${prefix}keys`;
     this.hashesKey = `${prefix}hashes`;
     this.subsKey = `${prefix}subs`;
@@ -45,7 +52,12 @@ export class RedisStore implements EntitlementStore {
     // Without a listener node-redis would crash the process on a dropped connection.
     client.on("error", (err: Error) => options.onError?.(err));
     await client.connect();
-    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX);
+    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? 250);
+  }
+
+  /** One command, failed after the timeout even when Redis keeps the socket open and says nothing. */
+  private timed<T>(command: Promise<T>): Promise<T> {
+    return withTimeout(command, this.timeoutMs, "redis command");
   }
 
   /** The Redis keys this store owns (for tests that clean up after themselves). */
@@ -55,27 +67,27 @@ export class RedisStore implements EntitlementStore {
 
   async insertKey(key: StoredKey): Promise<void> {
     // Claim the hash first: HSETNX refuses a duplicate atomically, then the record follows.
-    const claimed = await this.client.hSetNX(this.hashesKey, key.hash, key.id);
+    const claimed = await this.timed(this.client.hSetNX(this.hashesKey, key.hash, key.id));
     if (!claimed) throw new Error("key hash already stored");
-    const added = await this.client.hSetNX(this.keysKey, key.id, JSON.stringify(key));
+    const added = await this.timed(this.client.hSetNX(this.keysKey, key.id, JSON.stringify(key)));
     if (!added) {
-      await this.client.hDel(this.hashesKey, key.hash);
+      await this.timed(this.client.hDel(this.hashesKey, key.hash));
       throw new Error("key id already stored");
     }
   }
 
   async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
-    const id = await this.client.hGet(this.hashesKey, hash);
+    const id = await this.timed(this.client.hGet(this.hashesKey, hash));
     return id == null ? undefined : this.getKey(id);
   }
 
   async getKey(id: string): Promise<StoredKey | undefined> {
-    const json = await this.client.hGet(this.keysKey, id);
+    const json = await this.timed(this.client.hGet(this.keysKey, id));
     return json == null ? undefined : parseStoredKey(JSON.parse(json));
   }
 
   async listKeys(): Promise<StoredKey[]> {
-    const all = await this.client.hGetAll(this.keysKey);
+    const all = await this.timed(this.client.hGetAll(this.keysKey));
     return Object.values(all)
       .map((json) => parseStoredKey(JSON.parse(json)))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
@@ -87,23 +99,23 @@ export class RedisStore implements EntitlementStore {
     if (key.revokedAt !== null) return key;
     // Two concurrent revocations both write a revokedAt; either timestamp is a correct answer.
     const revoked = { ...key, revokedAt: at };
-    await this.client.hSet(this.keysKey, id, JSON.stringify(revoked));
+    await this.timed(this.client.hSet(this.keysKey, id, JSON.stringify(revoked)));
     return revoked;
   }
 
   async getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined> {
-    const status = await this.client.hGet(this.subsKey, id);
+    const status = await this.timed(this.client.hGet(this.subsKey, id));
     if (status == null) return undefined;
     if (!isLocalSubscriptionStatus(status)) throw new Error("entitlement store holds a bad subscription status");
     return status;
   }
 
   async setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void> {
-    await this.client.hSet(this.subsKey, id, status);
+    await this.timed(this.client.hSet(this.subsKey, id, status));
   }
 
   async ping(): Promise<void> {
-    await this.client.ping();
+    await this.timed(this.client.ping());
   }
 
   async close(): Promise<void> {

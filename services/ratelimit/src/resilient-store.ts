@@ -6,6 +6,7 @@
 // are not in Redis afterwards (a monthly ceiling can be overrun by what the outage admitted).
 // Paying callers are not refused for our failure; the gateway sees `degraded` and may log or
 // bill from it. Idempotency records written during an outage are per instance as well.
+import { withTimeout } from "@permits/common/timeout";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
 import type { BeginOutcome, DecideOutcome, Logger, RateLimitStore, StoredResponseData } from "./store.js";
@@ -102,7 +103,7 @@ export class ResilientStore implements RateLimitStore {
       return { value: await fallback(), degraded: true };
     }
     try {
-      const value = await withTimeout(primary(), this.timeoutMs);
+      const value = await withTimeout(primary(), this.timeoutMs, "redis call");
       if (this.outage) {
         this.outage = false;
         this.logger.info({ store: "redis" }, "ratelimit: redis is back; shared counting resumed");
@@ -124,13 +125,4 @@ export class ResilientStore implements RateLimitStore {
       "ratelimit: redis unavailable; deciding with the per-instance memory limiter (degraded)",
     );
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis call timed out after ${ms} ms`)), ms);
-  });
-  p.catch(() => {}); // the loser of the race must not surface as an unhandled rejection
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
