@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
-import { ensureBuilt, freePort, ROOT, startProcess, waitFor, type Proc } from "./support/processes.js";
+import { ensureBuilt, freePort, ROOT, startProcess, startRedisServer, waitFor, type Proc } from "./support/processes.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const site = JSON.stringify({ state: "NM", activity: "construction", acres: 3 });
@@ -100,14 +100,7 @@ describe("Redis stopped mid-run", () => {
   let urls: string[] = [];
   let liveKey = "";
   const startRedis = async () => {
-    redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    await waitFor(async () => {
-      const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
-      c.on("error", () => {});
-      await c.connect();
-      await c.close();
-      return true;
-    }, 10_000, "redis-server");
+    redis = await startRedisServer(port);
   };
   beforeAll(async () => {
     ensureBuilt();

@@ -1,12 +1,11 @@
 // A Redis that stops answering (SIGSTOP: the socket stays open, nothing comes back) must not hold
 // requests: a keyed caller gets the documented 503 within REDIS_TIMEOUT_MS, keyless callers keep
 // being answered by the per-instance limiter, and everything resumes when Redis does.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "redis";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { freePort, generousTiersFile, waitFor } from "./support/processes.js";
+import { freePort, generousTiersFile, startRedisServer, waitFor } from "./support/processes.js";
 
 const TIMEOUT_MS = 250;
 
@@ -16,14 +15,7 @@ describe("a silent Redis", () => {
   let key: string;
   beforeAll(async () => {
     const port = await freePort();
-    redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    await waitFor(async () => {
-      const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
-      c.on("error", () => {});
-      await c.connect();
-      await c.close();
-      return true;
-    }, 10_000, "redis-server");
+    redis = await startRedisServer(port);
     gw = await startEmbedded({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_TIMEOUT_MS: String(TIMEOUT_MS), TIERS_FILE: generousTiersFile() });
     key = (await gw.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: "silent" })).secret;
   }, 30_000);

@@ -6,6 +6,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createClient } from "redis";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -157,4 +158,17 @@ export async function startDistributed(env: Record<string, string> = {}, root = 
     throw new Error(`${(e as Error).message}\n${logs}`);
   }
   return { baseUrl, serviceUrls: urls, procs, close };
+}
+
+/** A private redis-server on `port` (no persistence), resolved once it answers. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  await waitFor(async () => {
+    const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+    c.on("error", () => {});
+    await c.connect();
+    await c.close();
+    return true;
+  }, 10_000, "redis-server");
+  return server;
 }
