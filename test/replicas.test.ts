@@ -1,6 +1,6 @@
 // Many gateway replicas share one Redis: a paid plan's monthly ceiling holds exactly across
 // them, and a Redis outage degrades to per-instance limits without failing requests.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
