@@ -1,8 +1,10 @@
 // Configuration is validated at start: a bad value stops the process with a message naming it.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import net from "node:net";
+import { once } from "node:events";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, ROOT } from "./support/processes.js";
+import { ensureBuilt, freePort, ROOT } from "./support/processes.js";
 
 beforeAll(() => ensureBuilt(), 120_000);
 
@@ -39,5 +41,26 @@ describe("invalid configuration", () => {
       expect(res.stderr).toMatch(name);
       expect(res.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
     });
+  }
+});
+
+describe("a port already in use", () => {
+  for (const script of ["gateway/dist/main.js", "services/stormwater/dist/main.js"]) {
+    it(`${script.split("/")[1]} prints one line naming the port and PORT, and exits 1`, async () => {
+      const port = await freePort();
+      const holder = net.createServer().listen(port, "127.0.0.1");
+      await once(holder, "listening");
+      try {
+        // Asynchronous: the holder must keep accepting while the child tries the port.
+        const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" }, stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (c: Buffer) => (stderr += c));
+        const [code] = (await once(child, "exit")) as [number];
+        expect(code).toBe(1);
+        expect(stderr.trim()).toBe(`cannot listen on 127.0.0.1:${port}: the port is already in use; set PORT (or HOST) to a free address`);
+      } finally {
+        holder.close();
+      }
+    }, 20_000);
   }
 });

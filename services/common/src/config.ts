@@ -45,13 +45,31 @@ export function readEnv<S extends Record<string, ValidatorSpec<unknown>>>(specs:
   });
 }
 
-/** For mains: run a start function, and on a ConfigError print it and exit 1 without a stack. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: "the port is already in use",
+  EACCES: "permission denied (ports below 1024 need privileges)",
+  EADDRNOTAVAIL: "the address is not one of this machine's",
+};
+
+/** The one line an operator needs when the listener cannot bind, or undefined for other errors. */
+export function listenFailure(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  const reason = err && typeof err.code === "string" && err.syscall === "listen" ? LISTEN_FAILURES[err.code] : undefined;
+  if (!reason) return undefined;
+  return `cannot listen on ${err.address ?? "?"}:${err.port ?? "?"}: ${reason}; set PORT (or HOST) to a free address`;
+}
+
+/**
+ * For mains: run a start function; on a ConfigError, or a listener that cannot bind, print one
+ * line naming the variable and exit 1 without a stack.
+ */
 export async function startOrExit(start: () => Promise<unknown>): Promise<void> {
   try {
     await start();
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
+    const line = e instanceof ConfigError ? e.message : listenFailure(e);
+    if (line !== undefined) {
+      process.stderr.write(`${line}\n`);
       process.exit(1);
     }
     throw e;
