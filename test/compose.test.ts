@@ -245,4 +245,22 @@ describe("service-to-service credentials", () => {
     expect(gw.secrets).toEqual(["gateway_token"]);
     expect((gw.environment as Record<string, unknown>).GATEWAY_TOKEN_FILE).toBe("/run/secrets/gateway_token");
   });
+
+  it("refuses to start without LEGACY_KEY_SECRET, and .env.example shows every secret to set", () => {
+    const raw = read("docker-compose.yml");
+    const uses = raw.match(/LEGACY_KEY_SECRET: .*/g) ?? [];
+    expect(uses.length).toBeGreaterThan(0);
+    // ${VAR:?message}: Compose stops with the message when the variable is unset or empty.
+    for (const u of uses) expect(u).toMatch(/^LEGACY_KEY_SECRET: \$\{LEGACY_KEY_SECRET:\?[^}]*\.env\.example[^}]*\}$/);
+    const example = read(".env.example");
+    for (const name of ["LEGACY_KEY_SECRET", "INTERNAL_TOKENS", "GATEWAY_TOKEN"]) expect(example).toMatch(new RegExp(`^${name}=`, "m"));
+    expect(read(".gitignore").split("\n")).toContain(".env");
+    expect(read(".dockerignore").split("\n")).toContain(".env");
+  });
+
+  it("runs Redis with AOF persistence on a volume", () => {
+    const redis = parse(read("docker-compose.yml")).services.redis as Service & { volumes?: string[] };
+    expect(redis.command).toEqual(["redis-server", "--appendonly", "yes"]);
+    expect(redis.volumes).toEqual(["redis-data:/data"]);
+  });
 });
