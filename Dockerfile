@@ -67,6 +67,8 @@ COPY --from=build /app/gateway/dist gateway/dist
 # Read-only reference data (services resolve it as /app/data; DATA_DIR overrides).
 COPY --from=build /app/data ./data
 COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
+# `npm run keys` runs the compiled key CLI; the image has no build tool.
+COPY scripts/keys.mjs scripts/keys.mjs
 
 # Non-root: the node user (uid 1000) ships with the base image. Application files stay
 # root-owned (read-only to the process); only STATE_DIR, when used, needs to be writable.

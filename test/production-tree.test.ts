@@ -16,7 +16,7 @@ let tree: string;
 /** Copies what the Dockerfile's runtime stage copies, then installs production dependencies only. */
 function productionTree(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "permits-prod-"));
-  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
+  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
   cpSync(path.join(ROOT, "data"), path.join(dir, "data"), { recursive: true });
   for (const w of WORKSPACES) {
     cpSync(path.join(ROOT, w, "package.json"), path.join(dir, w, "package.json"));
@@ -51,6 +51,21 @@ describe("the production dependency tree", () => {
     const shipped = WORKSPACES.flatMap((w) => filesUnder(path.join(tree, w, "dist"))).map((f) => path.basename(f));
     expect(shipped.filter((f) => /^fake-|^testing\.|^test-support\.|\.test\./.test(f))).toEqual([]);
     expect(shipped).toContain("main.js");
+  });
+
+  it("runs the key CLI (npm run keys) from the compiled code, with no build tool", () => {
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-keys-"));
+    const env = { ...process.env, STATE_DIR: stateDir, REDIS_URL: "" };
+    try {
+      const npm = (args: string[]) => execFileSync("npm", ["run", "--silent", "keys", "--", ...args], { cwd: tree, env, encoding: "utf8" });
+      const created = npm(["create", "--kind", "test", "--label", "from-the-image"]);
+      const id = /key_[A-Za-z0-9]+/.exec(created)?.[0];
+      expect(id).toBeDefined();
+      expect(created).toMatch(/svc_test_[A-Za-z0-9]+/);
+      expect(npm(["list"])).toContain(id);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it("starts the embedded gateway, which answers a determination", async () => {
