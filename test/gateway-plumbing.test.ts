@@ -110,6 +110,30 @@ describe("static discovery documents", () => {
     expect(doc.paths["/api/v1/determine/nwp"].post.responses["422"]).toBeTruthy();
     expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["invalid_json", "malformed_json", "rate_limit_exceeded", "entitlement_check_unavailable"]));
   });
+  it("gives every operation a unique operationId and declares the headers and statuses the gateway answers with", async () => {
+    const doc = (await inject({ method: "GET", url: "/api/openapi" })).json();
+    type Op = { operationId: string; responses: Record<string, { headers?: Record<string, { $ref: string }> }>; "x-metered": boolean };
+    const ops = Object.entries(doc.paths as Record<string, Record<string, Op>>).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })));
+    const ids = ops.map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ops.find((o) => o.key === "GET /api/v1/jurisdictions/{code}")!.op.operationId).toBe("getJurisdictionsByCode");
+    expect(ops.find((o) => o.key === "GET /pricing")!.op.operationId).toBe("getPricingPage");
+    const headersOf = (key: string, status: string) => Object.keys(ops.find((o) => o.key === key)!.op.responses[status].headers ?? {});
+    for (const { key, op } of ops) {
+      for (const [status, res] of Object.entries(op.responses)) {
+        expect(Object.keys(res.headers ?? {}), `${key} ${status}`).toContain("X-Request-Id");
+        for (const h of Object.values(res.headers ?? {})) expect(doc.components.headers[h.$ref.split("/").pop()!], h.$ref).toBeDefined();
+        if (op["x-metered"]) expect(Object.keys(res.headers ?? {}), `${key} ${status}`).toEqual(expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Quota-Used"]));
+      }
+      if (op["x-metered"]) expect(Object.keys(op.responses), key).toContain("503");
+    }
+    const determine = ops.find((o) => o.key === "POST /api/v1/determine")!.op;
+    expect(Object.keys(determine.responses)).toEqual(expect.arrayContaining(["200", "400", "409", "413", "429", "503"]));
+    expect(headersOf("POST /api/v1/determine", "200")).toContain("Idempotent-Replayed");
+    expect(headersOf("POST /api/v1/determine", "429")).toContain("Retry-After");
+    expect(headersOf("POST /api/v1/determine/nwp", "401")).toContain("X-Service-Tier");
+    expect(headersOf("GET /api/v1/pricing", "200")).toEqual(["X-Request-Id", "ETag", "Cache-Control"]);
+  });
   it("pricing lists the plans of both documents, in document 1's envelope like every success", async () => {
     const res = await inject({ method: "GET", url: "/api/v1/pricing", headers: { "x-request-id": "pricing-1" } });
     const p = res.json();

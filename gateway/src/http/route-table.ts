@@ -9,6 +9,8 @@ export type HttpMethod = "GET" | "POST";
 export interface RouteDoc {
   summary: string;
   description?: string;
+  /** OpenAPI operationId; derived from the method and path when absent. */
+  operationId?: string;
   /** JSON Schemas for OpenAPI; responses keyed by status. */
   params?: Record<string, { description: string; schema: Record<string, unknown> }>;
   query?: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }>;

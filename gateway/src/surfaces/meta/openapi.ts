@@ -6,6 +6,7 @@ import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDeterminatio
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
 import type { RouteSpec } from "../../http/route-table.js";
+import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
 const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
@@ -28,6 +29,7 @@ const ERROR_TEXT: Record<string, { kind: ProblemKind; text: string }> = {
   entitlement_check_unavailable: { kind: "entitlement_check_unavailable", text: "The payment provider could not be reached; retry. It never means the subscription ended." },
   internal: { kind: "internal", text: "Unexpected server error; safe to retry; quote request_id." },
   internal_error: { kind: "internal", text: "Unexpected server error; worth retrying; quote requestId." },
+  idempotency_conflict: { kind: "idempotency_conflict", text: "A request with this Idempotency-Key is still in progress (answered as invalid_request, HTTP 409); retry after Retry-After." },
 };
 
 const errorEnvelopes = {
@@ -106,6 +108,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
   }
 
   const paths: Record<string, Record<string, unknown>> = {};
+  const operationIds = new Set<string>();
   for (const r of routes) {
     const path = r.url.replace(/:(\w+)/g, "{$1}");
     const parameters = [
@@ -126,8 +129,20 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     if (r.surface === "nwp" && r.doc.errors.includes("invalid_request")) {
       byStatus["422"] = { description: "invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues", content: { "application/json": { schema: { $ref: "#/components/schemas/NwpError" } } } };
     }
+    const errorBody = { "application/json": { schema: { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` } } };
+    if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
+    // Every metered route depends on the key store and an engine; an outage is a retryable 503.
+    if (r.metered) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
+    for (const [status, response] of Object.entries(byStatus)) {
+      const ok = status === String(r.doc.success.status);
+      byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
+    }
+    const operationId = operationIdOf(r);
+    if (operationIds.has(operationId)) throw new Error(`duplicate OpenAPI operationId ${operationId} (${r.method} ${r.url}): give the route doc.operationId`);
+    operationIds.add(operationId);
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
+      operationId,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
       tags: [r.surface === "nwp" ? "Section 404 (document 2)" : r.metered ? "Stormwater (document 1)" : "Discovery"],
@@ -153,6 +168,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     components: {
       schemas,
       responses,
+      headers: HEADERS,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <key>" },
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
