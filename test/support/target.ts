@@ -7,6 +7,7 @@ import type { ServiceClients } from "@permits/gateway/clients";
 import { startEmbedded } from "./embedded.js";
 import { sendToken } from "@permits/common/internal-auth";
 import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN } from "./processes.js";
+import { openApiCheck } from "./openapi-check.js";
 
 export interface TargetResponse {
   statusCode: number;
@@ -37,6 +38,21 @@ export const EVALUATION_DATE = "2026-11-24";
 /** A deployment whose limits never bind (for suites that are not about limits), on EVALUATION_DATE. */
 export async function startTarget(name: (typeof DEPLOYMENTS)[number], env: Record<string, string> = {}): Promise<Target> {
   const fullEnv = { TIERS_FILE: generousTiersFile(), EVALUATION_DATE, ...env };
+  const target = await startUnchecked(name, fullEnv);
+  // Every response a suite receives must be one the OpenAPI document declares.
+  const check = openApiCheck((await target.request({ method: "GET", url: "/api/openapi" })).json());
+  return {
+    ...target,
+    async request(o) {
+      const res = await target.request(o);
+      const problems = check.problems(o.method, o.url, res.statusCode, res.headers["content-type"], res.body);
+      if (problems.length > 0) throw new Error(`response outside the OpenAPI document:\n  ${problems.join("\n  ")}\nbody: ${res.body.slice(0, 300)}`);
+      return res;
+    },
+  };
+}
+
+async function startUnchecked(name: (typeof DEPLOYMENTS)[number], fullEnv: Record<string, string>): Promise<Target> {
   if (name === "embedded") {
     const gw = await startEmbedded(fullEnv);
     return {

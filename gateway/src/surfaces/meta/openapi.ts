@@ -116,6 +116,11 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema })),
       ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
     ];
+    // A route that takes document 2 keys too answers them in document 2's vocabulary.
+    const errorSchema = r.legacyKeys
+      ? { oneOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
+      : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
+    const errorBody = { "application/json": { schema: errorSchema } };
     const byStatus: Record<string, unknown> = {
       [String(r.doc.success.status)]: { description: r.doc.success.description, content: { "application/json": { schema: r.doc.success.schema } } },
     };
@@ -124,12 +129,11 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       const status = String(new Problem(kind, "").status(r.surface));
       byStatus[status] = byStatus[status] && status !== String(r.doc.success.status)
         ? { description: `${(byStatus[status] as { description: string }).description}; ${code}`, content: (byStatus[status] as { content: unknown }).content }
-        : { description: code, content: { "application/json": { schema: { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` } } } };
+        : { description: code, content: errorBody };
     }
     if (r.surface === "nwp" && r.doc.errors.includes("invalid_request")) {
       byStatus["422"] = { description: "invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues", content: { "application/json": { schema: { $ref: "#/components/schemas/NwpError" } } } };
     }
-    const errorBody = { "application/json": { schema: { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` } } };
     if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
     // Every metered route depends on the key store and an engine; an outage is a retryable 503.
     if (r.metered) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
