@@ -133,6 +133,9 @@ describe("static discovery documents", () => {
     expect(headersOf("POST /api/v1/determine", "429")).toContain("Retry-After");
     expect(headersOf("POST /api/v1/determine/nwp", "401")).toContain("X-Service-Tier");
     expect(headersOf("GET /api/v1/pricing", "200")).toEqual(["X-Request-Id", "ETag", "Cache-Control"]);
+    const page = ops.find((o) => o.key === "GET /pricing")!.op as unknown as { responses: { "200": { content: Record<string, unknown> } } };
+    expect(Object.keys(page.responses["200"].content)).toEqual(["application/json", "text/html"]);
+    expect(headersOf("GET /pricing", "200")).toContain("Vary");
   });
   it("pricing lists the plans of both documents, in document 1's envelope like every success", async () => {
     const res = await inject({ method: "GET", url: "/api/v1/pricing", headers: { "x-request-id": "pricing-1" } });

@@ -11,6 +11,8 @@ export interface RouteDoc {
   description?: string;
   /** OpenAPI operationId; derived from the method and path when absent. */
   operationId?: string;
+  /** The route also answers text/html (content negotiation on Accept). */
+  html?: boolean;
   /** JSON Schemas for OpenAPI; responses keyed by status. */
   params?: Record<string, { description: string; schema: Record<string, unknown> }>;
   query?: Record<string, { description: string; required?: boolean; schema: Record<string, unknown> }>;

@@ -122,7 +122,10 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
     const errorBody = { "application/json": { schema: errorSchema } };
     const byStatus: Record<string, unknown> = {
-      [String(r.doc.success.status)]: { description: r.doc.success.description, content: { "application/json": { schema: r.doc.success.schema } } },
+      [String(r.doc.success.status)]: {
+        description: r.doc.success.description,
+        content: { "application/json": { schema: r.doc.success.schema }, ...(r.doc.html ? { "text/html": { schema: { type: "string" } } } : {}) },
+      },
     };
     for (const code of r.doc.errors) {
       const { kind } = ERROR_TEXT[code];

@@ -21,6 +21,7 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
   const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(PRICING));
   const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage());
   page.doc.operationId = "getPricingPage";
+  page.doc.html = true;
   const all = [...apiRoutes, index, openapi, pricing, page];
   index.handler = staticEnvelope({
     name: "Permit Determination API",
