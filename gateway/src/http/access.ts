@@ -163,13 +163,18 @@ function authProblem(e: unknown, keySent: boolean): Problem {
       ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
       : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
   }
-  if (e instanceof ConnectError && e.code === Code.Unavailable) {
-    // The entitlement service words these for callers: a retryable outage (payment provider or
-    // key store), never a verdict on the key or the subscription.
-    const retry = e.metadata.get("retry-after") ?? "5";
-    return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
-  }
-  return toProblem(e);
+  return entitlementOutage(e) ?? toProblem(e);
+}
+
+/**
+ * The entitlement service's Unavailable as the caller's retryable 503, or undefined for other
+ * errors. The service words these for callers (the payment provider, or the key store), and they
+ * are never a verdict on the key or the subscription.
+ */
+export function entitlementOutage(e: unknown): Problem | undefined {
+  if (!(e instanceof ConnectError) || e.code !== Code.Unavailable) return undefined;
+  const retry = e.metadata.get("retry-after") ?? "5";
+  return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
 }
 
 /**

@@ -1,3 +1,6 @@
+/** The documented default of REDIS_TIMEOUT_MS: the longest any call waits on Redis. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 250;
+
 /**
  * Settles with `p`, or rejects once `ms` have passed. A client's own command timeout cannot be
  * trusted to cover a command already written to a socket whose peer went silent (node-redis only

@@ -15,6 +15,7 @@
 //                                then answers 503 instead of holding the request
 import path from "node:path";
 import { systemClock, type Clock } from "@permits/common/clock";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
 import type { Logger } from "pino";
 import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";
@@ -28,7 +29,6 @@ import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
 export const DEV_LEGACY_KEY_SECRET = "dev-only-legacy-key-secret-do-not-use-in-production";
 export const DEFAULT_STATE_DIR = "./.state";
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 2000;
-export const DEFAULT_REDIS_TIMEOUT_MS = 250;
 export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
 
 type Env = Record<string, string | undefined>;

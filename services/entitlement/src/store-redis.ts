@@ -4,7 +4,7 @@
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
 import { createClient } from "redis";
-import { withTimeout } from "@permits/common/timeout";
+import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
@@ -52,7 +52,7 @@ export class RedisStore implements EntitlementStore {
     // Without a listener node-redis would crash the process on a dropped connection.
     client.on("error", (err: Error) => options.onError?.(err));
     await client.connect();
-    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? 250);
+    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
   /** One command, failed after the timeout even when Redis keeps the socket open and says nothing. */

@@ -1,12 +1,13 @@
 import { ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/common/config";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { defaultTiersPath, loadPolicies } from "./policies.js";
 import { createRateLimitService, createRateLimitStore } from "./service.js";
 
 /** The ratelimit service: policies from TIERS_FILE (or data/tiers.json), Redis when REDIS_URL is set. */
 export async function build(ctx: BuildContext): Promise<BuiltService<typeof RateLimitService>> {
-  const env = readEnv({ REDIS_URL: optionalUrl({ default: undefined }), TIERS_FILE: str({ default: defaultTiersPath() }), REDIS_TIMEOUT_MS: positiveInt({ default: 250, desc: "Longest wait for one Redis decision before the per-instance fallback answers." }) }, ctx.env);
+  const env = readEnv({ REDIS_URL: optionalUrl({ default: undefined }), TIERS_FILE: str({ default: defaultTiersPath() }), REDIS_TIMEOUT_MS: positiveInt({ default: DEFAULT_REDIS_TIMEOUT_MS, desc: "Longest wait for one Redis decision before the per-instance fallback answers." }) }, ctx.env);
   let policies;
   try {
     policies = loadPolicies(env.TIERS_FILE);

@@ -1,6 +1,7 @@
 // Chooses the store for the wiring code: memory when no REDIS_URL is given (embedded default),
 // otherwise Redis behind the per-instance memory fallback.
 import type { Clock } from "@permits/common/clock";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import { ResilientStore } from "./resilient-store.js";
@@ -16,7 +17,7 @@ export interface CreateStoreOptions {
   clock?: Clock;
   logger?: Logger;
   keyPrefix?: string;
-  /** Longest any call waits on Redis (default 150 ms). */
+  /** Longest any call waits on Redis (default REDIS_TIMEOUT_MS's, 250 ms). */
   timeoutMs?: number;
   /** Longest the factory waits for the first connection before serving degraded (default 1 s). */
   startupWaitMs?: number;
@@ -25,7 +26,7 @@ export interface CreateStoreOptions {
 export async function createRateLimitStore(options: CreateStoreOptions = {}): Promise<RateLimitStore> {
   const logger = options.logger ?? silentLogger;
   if (!options.redisUrl) return new MemoryStore();
-  const timeoutMs = options.timeoutMs ?? 150;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   const redis = new RedisStore({ url: options.redisUrl, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs });
   const store = new ResilientStore(redis, { timeoutMs, logger });
   // Wait briefly so the first requests are not needlessly degraded; keep retrying in the background.

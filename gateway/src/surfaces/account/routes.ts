@@ -2,7 +2,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WindowStatusSchema } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../../deps.js";
-import { tierWord, writeStanding } from "../../http/access.js";
+import { entitlementOutage, tierWord, writeStanding } from "../../http/access.js";
 import { parseFields } from "../../http/fields.js";
 import { Problem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
@@ -55,7 +55,7 @@ const NWP_USAGE_SCHEMA = {
 const RECOVER_FIELDS = { subscriptionId: { type: "string" as const, description: "The payment-provider subscription id from the receipt (sub_…)." } };
 
 export function accountRoutes(deps: AppDeps): RouteSpec[] {
-  const { ratelimit, entitlement, nwp } = deps.clients;
+  const { entitlement, nwp } = deps.clients;
   return [
     {
       method: "GET",
@@ -117,12 +117,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
           return nwpEnvelope(req, deps.clock, { apiKey: res.apiKey, subscriptionId }, ruleset);
         } catch (e) {
           if (e instanceof ConnectError && e.code === Code.NotFound) throw new Problem("not_found", "No subscription with this id is known to the payment provider.");
-          if (e instanceof ConnectError && e.code === Code.Unavailable) {
-            const retry = e.metadata.get("retry-after") ?? "5";
-            // The entitlement service words the outage (the payment provider, or the key store behind the local one).
-            throw new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
-          }
-          throw e;
+          throw entitlementOutage(e) ?? e;
         }
       },
     },

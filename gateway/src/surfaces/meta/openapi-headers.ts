@@ -34,7 +34,7 @@ export function responseHeaders(route: RouteSpec, status: number, success: boole
   if (route.surface === "nwp" && route.metered && !route.ipPolicy) names.push("X-Service-Tier");
   if (status === 429 || status === 503 || status === 409) names.push("Retry-After");
   if (success && route.deferMetering) names.push("Idempotent-Replayed");
-  if (success && route.url === "/pricing") names.push("Vary");
+  if (success && route.doc.html) names.push("Vary");
   return Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 }
 
