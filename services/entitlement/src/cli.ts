@@ -1,4 +1,4 @@
-// Operator CLI (`npm run keys -- <command>`). It works directly on the configured store (file or
+// Operator CLI (`npm run keys -- <command>`). It works directly on the configured store (LMDB or
 // Redis, same environment as the service) through the service implementation itself, over an
 // in-process transport, so the CLI and the RPCs share one set of rules.
 import { realpathSync } from "node:fs";
@@ -28,7 +28,7 @@ Commands:
   subscription set <id> active|trialing|canceled
                                    set a subscription of the local payment provider
 
-The store is the service's: REDIS_URL if set, else the file in STATE_DIR (default ./.state).`;
+The store is the service's: REDIS_URL if set, else the LMDB store in STATE_DIR (default ./.state).`;
 
 class UsageError extends Error {}
 

@@ -5,9 +5,9 @@ import path from "node:path";
 import { createEntitlementDeps, DEV_LEGACY_KEY_SECRET, loadEntitlementConfig } from "./config.js";
 
 describe("entitlement configuration", () => {
-  it("defaults: file store in ./.state, documented sandbox key, dev legacy secret (with a warning), local provider", () => {
+  it("defaults: LMDB store in ./.state, documented sandbox key, dev legacy secret (with a warning), local provider", () => {
     const c = loadEntitlementConfig({});
-    expect(c.store).toEqual({ backend: "file", stateDir: path.resolve("./.state") });
+    expect(c.store).toEqual({ backend: "lmdb", stateDir: path.resolve("./.state") });
     expect(c.sandboxKey).toBe("svc_sandbox_public");
     expect(c.legacySecret).toBe(DEV_LEGACY_KEY_SECRET);
     expect(c.warnings.join(" ")).toMatch(/LEGACY_KEY_SECRET/);
@@ -54,7 +54,7 @@ describe("entitlement configuration", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "entitlement-cfg-"));
     try {
       const deps = await createEntitlementDeps({ STATE_DIR: dir, LEGACY_KEY_SECRET: "a-real-secret-of-length" });
-      expect(deps.store.backend).toBe("file");
+      expect(deps.store.backend).toBe("lmdb");
       expect(deps.provider.name).toBe("local");
       expect(await deps.ready()).toBe(true);
       expect(await deps.provider.lookupSubscription("sub_1")).toEqual({ found: false });

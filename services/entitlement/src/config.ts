@@ -1,7 +1,7 @@
 // Builds the service's dependencies from the environment. Every value is validated up front and a
 // bad one throws an Error naming the variable (never echoing a secret's value).
 //
-//   STATE_DIR                    file store directory (default ./.state); ignored when REDIS_URL is set
+//   STATE_DIR                    LMDB store directory (default ./.state); ignored when REDIS_URL is set
 //   REDIS_URL                    redis:// or rediss:// URL; selects the Redis store
 //   ENTITLEMENT_REDIS_PREFIX     Redis key prefix (default "permits:entitlement:")
 //   SANDBOX_KEY                  public sandbox key (documented default svc_sandbox_public)
@@ -22,7 +22,7 @@ import { LocalProvider, type PaymentProvider } from "./provider.js";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
 import type { EntitlementServiceDeps } from "./service.js";
 import type { EntitlementStore } from "./store.js";
-import { FileStore } from "./store-file.js";
+import { LmdbStore } from "./store-lmdb.js";
 import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
 
 /** Development-only default; anyone can derive document 2 keys with it. */
@@ -34,7 +34,7 @@ export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
 type Env = Record<string, string | undefined>;
 
 export interface EntitlementConfig {
-  store: { backend: "file"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number };
+  store: { backend: "lmdb"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number };
   sandboxKey: string;
   legacySecret: string;
   provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
@@ -81,7 +81,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
   } else {
     const dir = read(env, "STATE_DIR") ?? DEFAULT_STATE_DIR;
     if (dir.includes("\0")) fail("STATE_DIR", "is not a valid path");
-    store = { backend: "file", stateDir: path.resolve(dir) };
+    store = { backend: "lmdb", stateDir: path.resolve(dir) };
   }
 
   const sandboxKey = read(env, "SANDBOX_KEY") ?? DEFAULT_SANDBOX_KEY;
@@ -123,7 +123,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
 }
 
 export async function openStore(config: EntitlementConfig, logger?: Logger): Promise<EntitlementStore> {
-  if (config.store.backend === "file") return new FileStore(config.store.stateDir);
+  if (config.store.backend === "lmdb") return LmdbStore.open(config.store.stateDir);
   return RedisStore.connect({
     url: config.store.url,
     prefix: config.store.prefix,
@@ -140,7 +140,7 @@ export function createProvider(config: EntitlementConfig, store: EntitlementStor
 
 export interface EntitlementDeps extends EntitlementServiceDeps {
   config: EntitlementConfig;
-  /** Whether the store answers (Redis reachable, state file readable); for readiness probes. */
+  /** Whether the store answers (Redis reachable, LMDB store readable); for readiness probes. */
   ready(): Promise<boolean>;
   /** Closes the store (the Redis connection); call on shutdown. */
   close(): Promise<void>;

@@ -10,7 +10,7 @@ import { deriveLegacyKey } from "./keys.js";
 import { Writable } from "node:stream";
 import { createLogger } from "@permits/common/logger";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
-import { FileStore } from "./store-file.js";
+import type { EntitlementStore } from "./store.js";
 
 const API_KEY = "sk_test_loopbackFakeKey0123456789";
 const LEGACY_SECRET = "stripe-test-legacy-secret-0123456";
@@ -23,11 +23,13 @@ const logger = createLogger("entitlement", {
   destination: new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) }),
 });
 let fake: FakeStripe;
+/** Every call fails, so a test that reached the store would fail loudly. */
+const untouchedStore = new Proxy({} as EntitlementStore, { get: () => () => Promise.reject(new Error("the store was touched")) });
 
 function authenticatorFor(url: string, apiKey = API_KEY): Authenticator {
   return new Authenticator({
     // Document 1 keys are not used here; the store is never touched.
-    store: new FileStore("/nonexistent-entitlement-dir"),
+    store: untouchedStore,
     provider: new StripeProvider({ url, apiKey, timeoutMs: TIMEOUT_MS }),
     sandboxKey: "svc_sandbox_public",
     legacySecret: LEGACY_SECRET,

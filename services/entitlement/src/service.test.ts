@@ -14,7 +14,7 @@ import { createLogger } from "@permits/common/logger";
 import { deriveLegacyKey } from "./keys.js";
 import { LocalProvider, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
 import { createEntitlementService } from "./service.js";
-import { FileStore } from "./store-file.js";
+import { LmdbStore } from "./store-lmdb.js";
 
 const SANDBOX = "svc_sandbox_public";
 const LEGACY_SECRET = "service-test-legacy-secret-123456";
@@ -38,7 +38,7 @@ class ProbeProvider implements PaymentProvider {
 const logLines: string[] = [];
 const secrets: string[] = [SANDBOX, LEGACY_SECRET];
 let dir: string;
-let store: FileStore;
+let store: LmdbStore;
 let provider: ProbeProvider;
 let client: Client<typeof EntitlementService>;
 
@@ -69,7 +69,7 @@ function legacy(subscriptionId: string): string {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "entitlement-svc-"));
-  store = new FileStore(dir);
+  store = await LmdbStore.open(dir);
   provider = new ProbeProvider(new LocalProvider(store));
   const logger = createLogger("entitlement", {
     level: "trace",
@@ -82,6 +82,7 @@ beforeAll(async () => {
   await store.setSubscription("sub_1Lapsed", "canceled");
 });
 afterAll(async () => {
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 

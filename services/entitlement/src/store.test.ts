@@ -1,4 +1,4 @@
-// One suite, both backends: the file store in a temp STATE_DIR and Redis under a unique prefix.
+// One suite, both backends: the LMDB store in a temp STATE_DIR and Redis under a unique prefix.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,7 +6,8 @@ import path from "node:path";
 import { createClient } from "redis";
 import { generateKeyId, generateKeySecret, randomBase62, sha256Hex } from "./keys.js";
 import type { EntitlementStore, StoredKey } from "./store.js";
-import { FileStore, STATE_FILE_NAME } from "./store-file.js";
+import { ENTITLEMENT_DB_FILE, LmdbStore } from "./store-lmdb.js";
+import { LEGACY_STATE_FILE, MIGRATED_SUFFIX } from "./legacy-state-file.js";
 import { RedisStore } from "./store-redis.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -19,10 +20,20 @@ interface Backend {
 
 const backends: Backend[] = [
   {
-    name: "file",
+    name: "lmdb",
     async open() {
       const dir = await mkdtemp(path.join(tmpdir(), "entitlement-store-"));
-      return { a: new FileStore(dir), b: new FileStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+      const a = await LmdbStore.open(dir);
+      const b = await LmdbStore.open(dir);
+      return {
+        a,
+        b,
+        async cleanup() {
+          await a.close();
+          await b.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
     },
   },
   {
@@ -130,30 +141,66 @@ describe.each(backends)("$name store", (backend) => {
   });
 });
 
-describe("file store specifics", () => {
-  it("writes atomically (no temp file left), owner-only, and never stores the plaintext", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "entitlement-file-"));
-    try {
-      const store = new FileStore(dir);
+async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), "entitlement-lmdb-"));
+  try {
+    await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("LMDB store specifics", () => {
+  it("keeps its directory owner-only and never stores the plaintext", async () => {
+    await withDir(async (parent) => {
+      const dir = path.join(parent, "state");
+      const store = await LmdbStore.open(dir);
       const secret = generateKeySecret("live");
       await store.insertKey({ ...newKey("live", "2024-01-01T00:00:00.000Z"), hash: sha256Hex(secret) });
-      expect(await readdir(dir)).toEqual([STATE_FILE_NAME]);
-      const text = await readFile(path.join(dir, STATE_FILE_NAME), "utf8");
-      expect(text).not.toContain(secret);
-      expect(text).toContain(sha256Hex(secret));
-      expect((await stat(path.join(dir, STATE_FILE_NAME))).mode & 0o077).toBe(0);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+      await store.close();
+      const bytes = await readFile(path.join(dir, ENTITLEMENT_DB_FILE));
+      expect(bytes.includes(Buffer.from(secret))).toBe(false);
+      expect(bytes.includes(Buffer.from(sha256Hex(secret)))).toBe(true);
+      expect((await stat(dir)).mode & 0o077).toBe(0);
+    });
   });
 
-  it("refuses a corrupt state file instead of starting over", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "entitlement-file-"));
-    try {
-      await writeFile(path.join(dir, STATE_FILE_NAME), "{ not json");
-      await expect(new FileStore(dir).listKeys()).rejects.toThrow(/not valid JSON/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  it("keeps what it stored across a reopen", async () => {
+    await withDir(async (dir) => {
+      const k = newKey("live", "2024-01-01T00:00:00.000Z", "scale");
+      const first = await LmdbStore.open(dir);
+      await first.insertKey(k);
+      await first.setSubscription("sub_1Keep", "trialing");
+      await first.close();
+      const again = await LmdbStore.open(dir);
+      expect(await again.findKeyByHash(k.hash)).toEqual(k);
+      expect(await again.getSubscription("sub_1Keep")).toBe("trialing");
+      await again.close();
+    });
+  });
+
+  it("migrates an entitlement.json once, keeping it aside as a backup", async () => {
+    await withDir(async (dir) => {
+      const k1 = newKey("live", "2024-01-01T00:00:00.000Z", "pro");
+      const k2 = { ...newKey("test", "2024-01-02T00:00:00.000Z"), revokedAt: "2024-02-01T00:00:00.000Z" };
+      await writeFile(path.join(dir, LEGACY_STATE_FILE), JSON.stringify({ keys: [k1, k2], subscriptions: { sub_1Old: "active" } }));
+      const store = await LmdbStore.open(dir);
+      expect(await store.listKeys()).toEqual([k1, k2]);
+      expect(await store.getSubscription("sub_1Old")).toBe("active");
+      expect((await readdir(dir)).sort()).toEqual([ENTITLEMENT_DB_FILE, `${ENTITLEMENT_DB_FILE}-lock`, LEGACY_STATE_FILE + MIGRATED_SUFFIX].sort());
+      await store.close();
+      // A second start finds nothing left to migrate and keeps the same keys.
+      const again = await LmdbStore.open(dir);
+      expect((await again.listKeys()).map((k) => k.id)).toEqual([k1.id, k2.id]);
+      await again.close();
+    });
+  });
+
+  it("refuses a corrupt entitlement.json instead of starting over", async () => {
+    await withDir(async (dir) => {
+      await writeFile(path.join(dir, LEGACY_STATE_FILE), "{ not json");
+      await expect(LmdbStore.open(dir)).rejects.toThrow(/not valid JSON/);
+      expect(await readdir(dir)).toContain(LEGACY_STATE_FILE);
+    });
   });
 });

@@ -1,5 +1,5 @@
 // The entitlement store: issued document 1 keys (hashed) and the local provider's subscriptions.
-// Two backends (file, Redis) implement this one interface and pass one test suite.
+// Two backends (LMDB, Redis) implement this one interface and pass one test suite.
 
 export type KeyKindName = "live" | "test";
 export type PlanName = "pro" | "scale";
@@ -20,7 +20,7 @@ export interface StoredKey {
 }
 
 export interface EntitlementStore {
-  readonly backend: "file" | "redis";
+  readonly backend: "lmdb" | "redis";
   /** Rejects when the id or the hash is already present. */
   insertKey(key: StoredKey): Promise<void>;
   findKeyByHash(hash: string): Promise<StoredKey | undefined>;
