@@ -1,22 +1,11 @@
 // A fault of the server's own configuration (a tier with no rate policy) is a 500 in the route's
 // vocabulary with a generic message, logged with the details; never a 400, never internal names.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
+import { editedTiersFile } from "./support/tiers.js";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
-
-function tiersWithout(...ids: string[]): string {
-  const doc = JSON.parse(readFileSync(path.join(ROOT, "data/tiers.json"), "utf8"));
-  delete doc.$schema;
-  doc.policies = doc.policies.filter((p: { id: string }) => !ids.includes(p.id));
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "permits-tiers-")), "tiers.json");
-  writeFileSync(file, JSON.stringify(doc));
-  return file;
-}
+const tiersWithout = (...ids: string[]) => editedTiersFile((policies) => policies.filter((p) => !ids.includes(p.id)));
 
 describe("a tier with no rate policy", () => {
   let gw: Embedded;

@@ -51,6 +51,14 @@ export class LmdbStore implements EntitlementStore {
     this.hashes.put(key.hash, key.id);
   }
 
+  /**
+   * lmdb-js reuses one read snapshot for a while; start from the newest commit so a key the CLI
+   * issued or revoked a moment ago counts on the very next call (microseconds, no I/O).
+   */
+  private fresh(): void {
+    this.root.resetReadTxn();
+  }
+
   private readKey(id: string): StoredKey | undefined {
     const v = this.keys.get(id);
     return v === undefined ? undefined : parseStoredKey(v);
@@ -66,15 +74,18 @@ export class LmdbStore implements EntitlementStore {
   }
 
   async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
+    this.fresh();
     const id = this.hashes.get(hash);
     return id === undefined ? undefined : this.readKey(id);
   }
 
   async getKey(id: string): Promise<StoredKey | undefined> {
+    this.fresh();
     return this.readKey(id);
   }
 
   async listKeys(): Promise<StoredKey[]> {
+    this.fresh();
     // Stable sort: keys issued in the same millisecond keep their id order.
     return [...this.keys.getRange()].map(({ value }) => parseStoredKey(value)).sort((x, y) => x.createdAt.localeCompare(y.createdAt));
   }
@@ -93,6 +104,7 @@ export class LmdbStore implements EntitlementStore {
   }
 
   async getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined> {
+    this.fresh();
     return this.subscriptions.get(id);
   }
 

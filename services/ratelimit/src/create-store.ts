@@ -1,15 +1,19 @@
-// Chooses the store for the wiring code: memory when no REDIS_URL is given (embedded default),
-// otherwise Redis behind the per-instance memory fallback.
+// Chooses the store for the wiring code: Redis behind the per-instance memory fallback when a
+// REDIS_URL is given; otherwise LMDB in STATE_DIR (the embedded default), or memory only when no
+// state directory is given either (unit tests).
 import type { Clock } from "@permits/common/clock";
 import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
+import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import { ResilientStore } from "./resilient-store.js";
 import { silentLogger, type Logger, type RateLimitStore } from "./store.js";
 
 export interface CreateStoreOptions {
-  /** e.g. process.env.REDIS_URL; absent or empty means the in-memory store. */
+  /** e.g. process.env.REDIS_URL; absent or empty means the embedded store. */
   redisUrl?: string;
+  /** STATE_DIR: where the embedded store keeps counters and idempotency records across restarts. */
+  stateDir?: string;
   /**
    * Accepted so wiring can pass one set of deps; stores read no clock themselves, because the
    * service passes its Clock's `now` into every call (and into the Lua scripts).
@@ -25,7 +29,7 @@ export interface CreateStoreOptions {
 
 export async function createRateLimitStore(options: CreateStoreOptions = {}): Promise<RateLimitStore> {
   const logger = options.logger ?? silentLogger;
-  if (!options.redisUrl) return new MemoryStore();
+  if (!options.redisUrl) return options.stateDir ? LmdbStore.open(options.stateDir) : new MemoryStore();
   const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   const redis = new RedisStore({ url: options.redisUrl, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs });
   const store = new ResilientStore(redis, { timeoutMs, logger });

@@ -1,4 +1,4 @@
-// The decision suite, run unchanged against every store: MemoryStore and RedisStore.
+// The decision suite, run unchanged against every store: memory, LMDB and Redis.
 // Time comes from a ManualClock; nothing sleeps.
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { loadPolicies, policiesFrom, type Policy, type PolicyTable } from "./policies.js";
 import { createRateLimitService } from "./service.js";
 import type { RateLimitStore } from "./store.js";
-import { memoryKind, ms, redisKind, redisReachable, type StoreKind } from "./testing.js";
+import { lmdbKind, memoryKind, ms, redisKind, redisReachable, type StoreKind } from "./testing.js";
 
 const redisUp = await redisReachable();
 if (!redisUp) console.warn("ratelimit tests: Redis not reachable at TEST_REDIS_URL; the redis half of the suite is SKIPPED");
@@ -33,7 +33,7 @@ function harness(store: RateLimitStore, clock: ManualClock): RL {
   return createClient(RateLimitService, createRouterTransport(({ service }) => service(RateLimitService, impl)));
 }
 
-const kinds: StoreKind[] = [memoryKind(), ...(redisUp ? [redisKind()] : [])];
+const kinds: StoreKind[] = [memoryKind(), lmdbKind(), ...(redisUp ? [redisKind()] : [])];
 afterAll(async () => {
   await Promise.all(kinds.map((k) => k.cleanup()));
 });

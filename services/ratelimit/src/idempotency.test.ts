@@ -1,4 +1,4 @@
-// Idempotency records, run unchanged against MemoryStore and RedisStore with a ManualClock.
+// Idempotency records, run unchanged against the memory, LMDB and Redis stores with a ManualClock.
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -6,10 +6,10 @@ import { ManualClock } from "@permits/common/clock";
 import { IdempotencyState, RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { loadPolicies } from "./policies.js";
 import { createRateLimitService } from "./service.js";
-import { memoryKind, ms, redisKind, redisReachable, type StoreKind } from "./testing.js";
+import { lmdbKind, memoryKind, ms, redisKind, redisReachable, type StoreKind } from "./testing.js";
 
 const redisUp = await redisReachable();
-const kinds: StoreKind[] = [memoryKind(), ...(redisUp ? [redisKind()] : [])];
+const kinds: StoreKind[] = [memoryKind(), lmdbKind(), ...(redisUp ? [redisKind()] : [])];
 afterAll(async () => {
   await Promise.all(kinds.map((k) => k.cleanup()));
 });

@@ -4,6 +4,7 @@ import {
   DEFAULT_IDEMPOTENCY_TIMES,
   beginFrom,
   encodeResponse,
+  idemId,
   type BeginOutcome,
   type DecideOutcome,
   type IdempotencyRecord,
@@ -28,7 +29,18 @@ export class MemoryStore implements RateLimitStore {
   private readonly idem = new Map<string, IdempotencyRecord>();
   private ops = 0;
 
-  constructor(private readonly times: IdempotencyTimes = DEFAULT_IDEMPOTENCY_TIMES) {}
+  /**
+   * `onCount` hears every change of a fixed-window counter (id, signed change, the window's end),
+   * so a persistent store can write the changes behind; `seedCounter` loads what it kept.
+   */
+  constructor(
+    private readonly times: IdempotencyTimes = DEFAULT_IDEMPOTENCY_TIMES,
+    private readonly onCount?: (id: string, delta: number, expiresAt: number) => void,
+  ) {}
+
+  seedCounter(id: string, count: number, expiresAt: number): void {
+    this.counters.set(id, { count, expiresAt });
+  }
 
   async decide(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<DecideOutcome> {
     return this.evaluate(subject, windows, cost, nowMs, true);
@@ -43,7 +55,10 @@ export class MemoryStore implements RateLimitStore {
       if (w.sliding) continue;
       const id = `${subject}:${w.key}`;
       const c = this.counters.get(id);
-      if (c && c.expiresAt > nowMs) c.count = Math.max(0, c.count - cost);
+      if (!c || c.expiresAt <= nowMs) continue;
+      const next = Math.max(0, c.count - cost);
+      this.onCount?.(id, next - c.count, c.expiresAt);
+      c.count = next;
     }
   }
 
@@ -82,6 +97,7 @@ export class MemoryStore implements RateLimitStore {
         const c = this.counters.get(id);
         const next = c && c.expiresAt > nowMs ? c.count + cost : cost;
         this.counters.set(id, { count: next, expiresAt: w.endMs });
+        this.onCount?.(id, cost, w.endMs);
         counts[i] = { used: next, resetAtMs: w.endMs, retryAtMs: 0 };
       }
     });
@@ -139,10 +155,6 @@ export class MemoryStore implements RateLimitStore {
     // Logs are only ever pruned by their own span; 1 h covers every sliding span we define.
     for (const [id, log] of this.logs) if (log.length === 0 || log[log.length - 1] <= nowMs - 3_600_000) this.logs.delete(id);
   }
-}
-
-function idemId(scope: string, key: string): string {
-  return `${scope.length}:${scope}:${key}`;
 }
 
 /** Appends in order; the clock may step back a little (NTP), so keep the log sorted. */

@@ -90,3 +90,8 @@ export function beginFrom(rec: IdempotencyRecord | undefined, fingerprint: strin
   if (rec.st === "done" && rec.res) return { state: "replay", response: decodeResponse(rec.res) };
   return { state: "in_flight" };
 }
+
+/** One idempotency record's id: the length prefix keeps `(a:b, c)` and `(a, b:c)` apart. */
+export function idemId(scope: string, key: string): string {
+  return `${scope.length}:${scope}:${key}`;
+}

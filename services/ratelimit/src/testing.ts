@@ -2,6 +2,10 @@
 // against, each with a unique Redis key prefix that is deleted afterwards.
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import type { IdempotencyTimes, RateLimitStore } from "./store.js";
@@ -9,7 +13,7 @@ import type { IdempotencyTimes, RateLimitStore } from "./store.js";
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export interface StoreKind {
-  name: "memory" | "redis";
+  name: "memory" | "lmdb" | "redis";
   /** A fresh, empty store. */
   make(times?: IdempotencyTimes): Promise<RateLimitStore>;
   /** Closes what `make` opened and deletes every key it wrote. */
@@ -18,6 +22,26 @@ export interface StoreKind {
 
 export function memoryKind(): StoreKind {
   return { name: "memory", make: async (times) => new MemoryStore(times), cleanup: async () => {} };
+}
+
+/** The embedded persistent store, each `make` in its own temp STATE_DIR. */
+export function lmdbKind(): StoreKind {
+  const opened: Array<{ store: LmdbStore; dir: string }> = [];
+  return {
+    name: "lmdb",
+    async make(times) {
+      const dir = await mkdtemp(path.join(tmpdir(), "ratelimit-lmdb-"));
+      const store = await LmdbStore.open(dir, { times });
+      opened.push({ store, dir });
+      return store;
+    },
+    async cleanup() {
+      for (const { store, dir } of opened) {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 export function redisKind(url = TEST_REDIS_URL): StoreKind {
