@@ -63,6 +63,7 @@ COPY --from=build /app/services/ratelimit/package.json services/ratelimit/
 COPY --from=build /app/services/ratelimit/dist services/ratelimit/dist
 COPY --from=build /app/gateway/package.json gateway/
 COPY --from=build /app/gateway/dist gateway/dist
+COPY --from=build /app/gateway/openapi gateway/openapi
 
 # Read-only reference data (services resolve it as /app/data; DATA_DIR overrides).
 COPY --from=build /app/data ./data

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, built at start from the route table and the proto descriptors,
 // so it stays complete as routes are added.
+import { describeProperties } from "./property-descriptions.js";
 import type { DescMessage } from "@bufbuild/protobuf";
 import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
 import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
@@ -162,7 +163,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     };
   }
 
-  return {
+  const doc = {
     openapi: "3.1.0",
     info: {
       title: "Permit Determination API",
@@ -182,4 +183,6 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       },
     },
   };
+  describeProperties(doc);
+  return doc;
 }
