@@ -18,6 +18,7 @@ function productionTree(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "permits-prod-"));
   for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
   cpSync(path.join(ROOT, "data"), path.join(dir, "data"), { recursive: true });
+  cpSync(path.join(ROOT, "gateway/openapi"), path.join(dir, "gateway/openapi"), { recursive: true }); // as the Dockerfile does
   for (const w of WORKSPACES) {
     cpSync(path.join(ROOT, w, "package.json"), path.join(dir, w, "package.json"));
     cpSync(path.join(ROOT, w, "dist"), path.join(dir, w, "dist"), { recursive: true, filter: (src) => !src.endsWith(".tsbuildinfo") });

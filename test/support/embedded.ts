@@ -10,6 +10,7 @@ import { buildApp } from "@permits/gateway/app";
 import { readGatewayConfig } from "@permits/gateway/config";
 import { wireServices, type WiringInterceptors } from "@permits/gateway/wiring";
 import type { ServiceClients } from "@permits/gateway/clients";
+import { openApiCheck, type OpenApiCheck } from "./openapi-check.js";
 
 export interface Embedded {
   app: FastifyInstance;
@@ -19,6 +20,10 @@ export interface Embedded {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the embedded deployment. Every response it sends is checked against the OpenAPI document
+ * it serves (status declared, JSON body valid); `close()` fails the suite with whatever was not.
+ */
 export async function startEmbedded(env: Record<string, string> = {}, opts: { clock?: Clock; logStream?: NodeJS.WritableStream; interceptors?: WiringInterceptors } = {}): Promise<Embedded> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const fullEnv = { ...process.env, LOG_LEVEL: "silent", REDIS_URL: "", STATE_DIR: stateDir, ...env } as NodeJS.ProcessEnv;
@@ -28,7 +33,17 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { cl
   const clock = opts.clock ?? systemClock;
   const wiring = await wireServices(config, { env: fullEnv, logger, clock }, opts.interceptors);
   const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines });
+  let check: OpenApiCheck | undefined;
+  const outsideTheDocument: string[] = [];
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (check && (typeof payload === "string" || payload === null || payload === undefined)) {
+      const type = reply.getHeader("content-type");
+      outsideTheDocument.push(...check.problems(req.method, req.url, reply.statusCode, type === undefined ? undefined : String(type), payload ?? ""));
+    }
+    return payload;
+  });
   await app.ready();
+  check = openApiCheck((await app.inject({ method: "GET", url: "/api/openapi" })).json());
   return {
     app,
     env: fullEnv,
@@ -38,6 +53,7 @@ export async function startEmbedded(env: Record<string, string> = {}, opts: { cl
       await app.close();
       await wiring.close();
       rmSync(stateDir, { recursive: true, force: true });
+      if (outsideTheDocument.length > 0) throw new Error(`responses outside the OpenAPI document:\n  ${[...new Set(outsideTheDocument)].join("\n  ")}`);
     },
   };
 }

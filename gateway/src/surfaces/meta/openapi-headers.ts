@@ -29,12 +29,13 @@ const RATE = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
 /** The headers a response of `route` with `status` carries, as references into components.headers. */
 export function responseHeaders(route: RouteSpec, status: number, success: boolean): Record<string, { $ref: string }> {
   const names = ["X-Request-Id"];
+  const validated = success || status === 304;
   if (route.metered) names.push(...RATE);
-  else if (success) names.push("ETag", "Cache-Control");
+  else if (validated) names.push("ETag", "Cache-Control");
   if (route.surface === "nwp" && route.metered && !route.ipPolicy) names.push("X-Service-Tier");
   if (status === 429 || status === 503 || status === 409) names.push("Retry-After");
   if (success && route.deferMetering) names.push("Idempotent-Replayed");
-  if (success && route.doc.html) names.push("Vary");
+  if (validated && route.doc.html) names.push("Vary");
   return Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 }
 

@@ -138,6 +138,8 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     if (r.surface === "nwp" && r.doc.errors.includes("invalid_request")) {
       byStatus["422"] = { description: "invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues", content: { "application/json": { schema: { $ref: "#/components/schemas/NwpError" } } } };
     }
+    // Static documents carry an ETag: a matching If-None-Match gets an empty 304.
+    if (!r.metered && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
     if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
     // Every metered route depends on the key store and an engine; an outage is a retryable 503.
     if (r.metered) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };

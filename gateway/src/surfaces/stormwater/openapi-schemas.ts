@@ -18,6 +18,8 @@ export const stormwaterSchemas = {
   }),
   siteInput: {
     ...fieldTableSchema(SITE_FIELDS, ["state", "activity"]),
+    // Document 1: disturbedAcres is required unless its alias acres is given.
+    anyOf: [{ required: ["acres"] }, { required: ["disturbedAcres"] }],
     description: "One of acres or disturbedAcres is required; acres is read first.",
   },
   siteQuery: Object.fromEntries(
