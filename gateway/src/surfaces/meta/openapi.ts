@@ -119,7 +119,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     ];
     // A route that takes document 2 keys too answers them in document 2's vocabulary.
     const errorSchema = r.legacyKeys
-      ? { oneOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
+      ? { anyOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
     const errorBody = { "application/json": { schema: errorSchema } };
     const byStatus: Record<string, unknown> = {
