@@ -15,11 +15,11 @@ const WINDOW_SCHEMA = {
   required: ["name", "limit", "used", "remaining", "resetAt", "windowSeconds", "quota"],
   properties: {
     name: { type: "string", description: "minute, hour, day or month" },
-    limit: { type: "integer" },
-    used: { type: "integer" },
-    remaining: { type: "integer" },
+    limit: { type: "integer", description: "Requests the window allows." },
+    used: { type: "integer", description: "Requests counted in the window so far." },
+    remaining: { type: "integer", description: "limit minus used, never below zero." },
     resetAt: { type: "integer", description: "Unix seconds" },
-    windowSeconds: { type: "integer" },
+    windowSeconds: { type: "integer", description: "Length of the window in seconds." },
     quota: { type: "boolean", description: "A plan's monthly ceiling rather than an abuse limit." },
   },
 };
@@ -30,11 +30,18 @@ const USAGE_SCHEMA = {
     data: {
       type: "object",
       required: ["tier", "billable", "policy", "windows", "quota"],
-      properties: { tier: { type: "string" }, billable: { type: "boolean" }, policy: { type: "string" }, windows: { type: "array", items: WINDOW_SCHEMA }, quota: { oneOf: [WINDOW_SCHEMA, { type: "null" }] } },
+      properties: {
+        tier: { type: "string", description: "The caller's tier as identified by its key (or the keyless tier)." },
+        billable: { type: "boolean", description: "Whether answered requests of this key are billed (live keys)." },
+        policy: { type: "string", description: "Id of the rate-limit policy applied (data/tiers.json)." },
+        windows: { type: "array", items: WINDOW_SCHEMA, description: "Every window of the policy, with what is used and left." },
+        quota: { oneOf: [WINDOW_SCHEMA, { type: "null" }], description: "The plan's monthly ceiling; null where the tier has none." },
+      },
+      description: "The caller's standing; reading it spends nothing.",
     },
-    request_id: { type: "string" },
-    disclaimer: { type: "string" },
-    attribution: { type: "string" },
+    request_id: { type: "string", description: "Correlation id of this response, also in the X-Request-Id header." },
+    disclaimer: { type: "string", description: "Fixed legal statement, present on every success." },
+    attribution: { type: "string", description: "Present on anonymous, sandbox and test-key responses; absent on paid responses." },
   },
 };
 
@@ -46,9 +53,14 @@ const NWP_USAGE_SCHEMA = {
     data: {
       type: "object",
       required: ["tier", "policy", "windows"],
-      properties: { tier: { type: "string", description: "pro or free (a lapsed Pro subscription)" }, policy: { type: "string" }, windows: { type: "array", items: WINDOW_SCHEMA } },
+      properties: {
+        tier: { type: "string", description: "pro or free (a lapsed Pro subscription)" },
+        policy: { type: "string", description: "Id of the rate-limit policy applied (data/tiers.json)." },
+        windows: { type: "array", items: WINDOW_SCHEMA, description: "Every window of the policy, with what is used and left." },
+      },
+      description: "The key's standing; reading it spends nothing.",
     },
-    meta: { $ref: "#/components/schemas/NwpMeta" },
+    meta: { $ref: "#/components/schemas/NwpMeta", description: "Document 2's meta: the ruleset, when the answer was generated, the request id." },
   },
 };
 
@@ -103,8 +115,19 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       doc: {
         summary: "Reissue a document 2 live key from its subscription id",
         description: "The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.",
-        body: { type: "object", additionalProperties: false, required: ["subscriptionId"], properties: { subscriptionId: { type: "string" } } },
-        success: { status: 200, description: "The key, with document 2's meta (ruleset, generatedAt, requestId).", schema: { type: "object", properties: { data: { type: "object", properties: { apiKey: { type: "string" }, subscriptionId: { type: "string" } } }, meta: { $ref: "#/components/schemas/NwpMeta" } } } },
+        body: { type: "object", additionalProperties: false, required: ["subscriptionId"], properties: { subscriptionId: { type: "string", description: RECOVER_FIELDS.subscriptionId.description } } },
+        success: { status: 200, description: "The key, with document 2's meta (ruleset, generatedAt, requestId).", schema: {
+            type: "object",
+            properties: {
+              data: {
+                type: "object",
+                description: "The recovered key.",
+                properties: { apiKey: { type: "string", description: "The subscription's document 2 key, reissued." }, subscriptionId: { type: "string", description: "The subscription the key belongs to." } },
+              },
+              meta: { $ref: "#/components/schemas/NwpMeta", description: "Document 2's meta: the ruleset, when the answer was generated, the request id." },
+            },
+          },
+        },
         errors: ["invalid_request", "malformed_json", "not_found", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error"],
         auth: "none",
       },

@@ -38,8 +38,17 @@ const errorEnvelopes = {
     type: "object",
     required: ["error", "request_id"],
     properties: {
-      error: { type: "object", required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } } },
-      request_id: { type: "string" },
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        description: "What went wrong.",
+        properties: {
+          code: { type: "string", description: "Stable error code; build on it, not on message." },
+          message: { type: "string", description: "Human-readable explanation; may change." },
+          details: { type: "object", description: "Structured detail where the code has some (e.g. unknown_keys and known_keys)." },
+        },
+      },
+      request_id: { type: "string", description: "Correlation id of this response, also in the X-Request-Id header." },
     },
   },
   nwp: {
@@ -49,13 +58,18 @@ const errorEnvelopes = {
       error: {
         type: "object",
         required: ["code", "message", "requestId"],
+        description: "What went wrong.",
         properties: {
-          code: { type: "string" },
-          message: { type: "string" },
-          fields: { type: "array", items: { type: "object", properties: { field: { type: "string" }, message: { type: "string" } } } },
-          knownValues: { type: "object", additionalProperties: { type: "array" } },
-          docs: { type: "string" },
-          requestId: { type: "string" },
+          code: { type: "string", description: "Stable error code; build on it, not on message." },
+          message: { type: "string", description: "Human-readable explanation; may change." },
+          fields: {
+            type: "array",
+            description: "The fields at fault.",
+            items: { type: "object", properties: { field: { type: "string", description: "The field's name." }, message: { type: "string", description: "What is wrong with it." } } },
+          },
+          knownValues: { type: "object", additionalProperties: { type: "array" }, description: "For a field with an unknown value, every value that would have worked." },
+          docs: { type: "string", description: "Path to the documentation of this error code." },
+          requestId: { type: "string", description: "Correlation id of this response, also in the X-Request-Id header." },
         },
       },
     },

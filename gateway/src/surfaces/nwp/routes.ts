@@ -24,7 +24,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const envelope = (data: Record<string, unknown>) => ({
   type: "object",
   required: ["data", "meta"],
-  properties: { data, meta: ref("NwpMeta") },
+  properties: { data: { description: "The answer.", ...data }, meta: { ...ref("NwpMeta"), description: "The ruleset the answer was computed against, when it was generated, and the request id." } },
 });
 const ERRORS = ["missing_api_key", "invalid_api_key", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error"];
 const projectSchema = fieldTableSchema(PROJECT_FIELDS, PROJECT_REQUIRED);
@@ -77,7 +77,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         summary: "Batch of up to 100 NWP determinations (Pro only)",
         description: "Each project is validated and decided independently; results keep input order; one invalid project never discards the batch. Counts as one metered unit.",
         body: { type: "object", additionalProperties: false, required: ["projects"], properties: { projects: { type: "array", maxItems: MAX_BATCH, items: projectSchema } } },
-        success: { status: 200, description: "One item per project, in input order.", schema: { type: "object", properties: { data: { type: "array", items: ref("NwpBatchItem") }, meta: ref("NwpMeta") } } },
+        success: { status: 200, description: "One item per project, in input order.", schema: { type: "object", properties: { data: { type: "array", items: ref("NwpBatchItem"), description: "One item per project, in input order." }, meta: { ...ref("NwpMeta"), description: "The ruleset, when the answer was generated, the request id, and the batch's count, succeeded and failed." } } } },
         errors: ["invalid_request", "malformed_json", "payload_too_large", "upgrade_required", "batch_too_large", ...ERRORS],
         auth: "pro",
       },

@@ -10,9 +10,9 @@ export const stormwaterSchemas = {
     type: "object",
     required: ["data", "request_id", "disclaimer"],
     properties: {
-      data: ref(name),
-      request_id: { type: "string" },
-      disclaimer: { type: "string" },
+      data: { ...ref(name), description: "The answer." },
+      request_id: { type: "string", description: "Correlation id of this response, also in the X-Request-Id header." },
+      disclaimer: { type: "string", description: "Fixed legal statement, present on every success." },
       attribution: { type: "string", description: "Present on anonymous, sandbox and test-key responses; absent on paid responses." },
     },
   }),
