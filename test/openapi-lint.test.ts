@@ -35,7 +35,7 @@ it("passes redocly lint with no problem", async () => {
 
 // Issue 16 asks for a description on every property; not all are written yet. The ceiling only
 // goes down: a new property comes with its description, and the file never holds a stale entry.
-const UNDESCRIBED_CEILING = 277;
+const UNDESCRIBED_CEILING = 255;
 
 it("describes properties (no more undescribed than the ceiling), and property-descriptions.json holds no entry that matches none", async () => {
   const doc = (await gw.app.inject({ method: "GET", url: "/api/openapi" })).json();

@@ -8,6 +8,15 @@ import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js"
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
+import type { FieldTable } from "../../http/fields.js";
+import { SITE_FIELDS } from "../stormwater/site-input.js";
+import { PROJECT_FIELDS } from "../nwp/project-input.js";
+
+/** The echoed input of an answer means what the request field of the same name means. */
+function describeEcho(schema: Record<string, unknown> | undefined, table: FieldTable): void {
+  const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, prop] of Object.entries(props)) if (!prop.description && table[name]?.description) prop.description = table[name].description;
+}
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
 const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
@@ -199,6 +208,8 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       },
     },
   };
+  describeEcho(schemas.SiteInput, SITE_FIELDS);
+  describeEcho(schemas.NwpProjectInput, PROJECT_FIELDS);
   describeProperties(doc);
   return doc;
 }
