@@ -2,23 +2,19 @@
 // them, and a Redis outage degrades to per-instance limits without failing requests.
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
+import { editedTiersFile, type TierPolicy } from "./support/tiers.js";
 import { ensureBuilt, freePort, ROOT, startProcess, startRedisServer, waitFor, type Proc } from "./support/processes.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const site = JSON.stringify({ state: "NM", activity: "construction", acres: 3 });
 
-function tiersWith(overrides: Record<string, { name: string; limit: number; quota?: boolean }[]>): string {
-  const doc = JSON.parse(readFileSync(path.join(ROOT, "data/tiers.json"), "utf8"));
-  delete doc.$schema;
-  for (const p of doc.policies) if (overrides[p.id]) p.windows = overrides[p.id];
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "permits-tiers-")), "tiers.json");
-  writeFileSync(file, JSON.stringify(doc));
-  return file;
+function tiersWith(overrides: Record<string, TierPolicy["windows"]>): string {
+  return editedTiersFile((policies) => policies.map((p) => (overrides[p.id] ? { ...p, windows: overrides[p.id] } : p)));
 }
 
 async function startGateways(n: number, env: Record<string, string>): Promise<{ urls: string[]; procs: Proc[] }> {

@@ -1,12 +1,13 @@
 // The distributed deployment as real processes: four services and the gateway, each from its
 // built output (npm run start:* runs the same files), on free loopback ports, HTTP/2 between them.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
+import { editedTiersFile } from "./tiers.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -36,13 +37,7 @@ export async function freePort(): Promise<number> {
 
 /** A copy of data/tiers.json with every limit multiplied, so suites that are not about limits never hit one. */
 export function generousTiersFile(factor = 1000): string {
-  const doc = JSON.parse(readFileSync(path.join(ROOT, "data/tiers.json"), "utf8"));
-  delete doc.$schema;
-  for (const p of doc.policies) for (const w of p.windows) w.limit *= factor;
-  const dir = mkdtempSync(path.join(os.tmpdir(), "permits-tiers-"));
-  const file = path.join(dir, "tiers.json");
-  writeFileSync(file, JSON.stringify(doc));
-  return file;
+  return editedTiersFile((policies) => policies.map((p) => ({ ...p, windows: p.windows.map((w) => ({ ...w, limit: w.limit * factor })) })));
 }
 
 export interface Proc {

@@ -54,7 +54,7 @@ export async function startTarget(name: (typeof DEPLOYMENTS)[number], env: Recor
 
 async function startUnchecked(name: (typeof DEPLOYMENTS)[number], fullEnv: Record<string, string>): Promise<Target> {
   if (name === "embedded") {
-    const gw = await startEmbedded(fullEnv);
+    const gw = await startEmbedded(fullEnv, { checkOpenApi: false }); // startTarget checks every response itself
     return {
       name,
       entitlement: gw.clients.entitlement,

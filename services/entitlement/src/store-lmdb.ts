@@ -91,7 +91,8 @@ export class LmdbStore implements EntitlementStore {
   }
 
   async revokeKey(id: string, at: string): Promise<StoredKey | undefined> {
-    if (!this.keys.get(id)) return undefined; // no write for an unknown id
+    this.fresh();
+    if (!this.keys.get(id)) return undefined; // no write for an unknown id (nor one the CLI just issued)
     return this.root.transaction(() => {
       const k = this.readKey(id);
       if (!k) return undefined;
