@@ -5,6 +5,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generousTiersFile, startGatewayProcess, type GatewayProcess } from "./support/processes.js";
 import { startEmbedded } from "./support/embedded.js";
+import { isAnswer, sendRaw, type RawAnswer } from "./support/raw-http.js";
 
 let gateway: GatewayProcess;
 let port: number;
@@ -14,30 +15,11 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => gateway?.stop());
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are and reads the answer until the server closes (or 3 s pass). */
-function raw(request: string | Buffer): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    socket.on("data", (c) => chunks.push(c));
-    socket.on("error", reject);
-    const done = () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const [head, ...rest] = text.split("\r\n\r\n");
-      const [statusLine, ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n") });
-    };
-    socket.on("close", done);
-    setTimeout(() => socket.destroy(), 3000);
-    socket.write(request);
-  });
+/** Sends bytes as they are and reads the first answer. */
+async function raw(request: string | Buffer): Promise<RawAnswer> {
+  const a = await sendRaw(port, request);
+  if (!isAnswer(a)) throw new Error(`no answer: ${a.failure} (${a.detail})`);
+  return a;
 }
 
 function expectStormwaterError(a: RawAnswer, status: number, code: string) {
@@ -70,6 +52,18 @@ describe("requests Node's HTTP parser refuses", () => {
   it("oversized headers: 431 in the vocabulary", async () => {
     expectStormwaterError(await raw(`GET /api/v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`), 431, "invalid_request");
   });
+
+  it("a client still sending its body reads the refusal every time, not a reset (2 MB after a bad header, twenty times each)", async () => {
+    const body = "x".repeat(2_000_000);
+    const answers: (number | string)[] = [];
+    for (const header of ["X-Odd: a\rb", `X-Big: ${"a".repeat(48_000)}`]) {
+      for (let i = 0; i < 20; i++) {
+        const a = await sendRaw(port, `POST /api/v1/determine HTTP/1.1\r\nHost: x\r\n${header}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        answers.push(isAnswer(a) ? a.status : a.failure);
+      }
+    }
+    expect(answers).toEqual([...Array(20).fill(400), ...Array(20).fill(431)]);
+  }, 30_000);
 });
 
 describe("URLs and methods Fastify answers itself", () => {

@@ -16,7 +16,7 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
-import { clientErrorHandler, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
+import { clientErrorHandler, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
@@ -144,10 +144,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   return app;
 }
-
-/** How much of a refused body is read and dropped so its sender can read the 413. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-const DRAIN_TIMEOUT_MS = 5_000;
 
 /** Reads a request's remaining body and drops it; false if it ran past `limit` bytes or `timeoutMs`. */
 function discardBody(raw: IncomingMessage, limit: number, timeoutMs: number): Promise<boolean> {

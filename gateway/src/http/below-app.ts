@@ -22,6 +22,9 @@ function pathOfRawRequest(raw: unknown): string {
 export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
   // Node's parser error: its code (HPE_*), and the bytes it refused (a Buffer).
   return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    // Node's parser keeps refusing what the client still sends after the answer, one
+    // clientError each: the answer is out and the connection drains (endAfterDraining).
+    if (socket.writableEnded && !socket.destroyed) return;
     // A client that went away gets nothing; one whose socket still writes gets the contract.
     if (err.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -35,7 +38,8 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
     const id = requestIdFor({ headers: {} } as never);
     const status = p.status(surface);
     const body = JSON.stringify(p.body(surface, id));
-    socket.end(
+    endAfterDraining(
+      socket,
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         "Content-Type: application/json; charset=utf-8\r\n" +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -45,6 +49,27 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
         body,
     );
   };
+}
+
+/** How much of a refused request is read and dropped so its sender can read the answer. */
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+export const DRAIN_TIMEOUT_MS = 5_000;
+
+/**
+ * Sends the answer, then reads and drops what the client still sends (up to a bound) before the
+ * connection closes: closing with unread bytes makes the kernel reset the connection, and a
+ * client still sending its body would lose the answer.
+ */
+function endAfterDraining(socket: Socket, answer: string): void {
+  let seen = 0;
+  const timer = setTimeout(() => socket.destroy(), DRAIN_TIMEOUT_MS);
+  timer.unref();
+  socket.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT_BYTES) socket.destroy();
+  });
+  socket.once("close", () => clearTimeout(timer));
+  socket.end(answer);
 }
 
 /** A URL Fastify cannot decode (bad percent-encoding): a 400 in the path's vocabulary. */
