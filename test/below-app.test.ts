@@ -64,6 +64,16 @@ describe("requests Node's HTTP parser refuses", () => {
     }
     expect(answers).toEqual([...Array(20).fill(400), ...Array(20).fill(431)]);
   }, 30_000);
+
+  it("an answer given before the body is read (a refused key on the batch route) waits for the body, not a reset (6 MB, twenty times)", async () => {
+    const body = `{"projects":["${"x".repeat(6_000_000)}"]}`;
+    const answers: (number | string)[] = [];
+    for (let i = 0; i < 20; i++) {
+      const a = await sendRaw(port, `POST /api/v1/determine/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: svc_live_forged\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      answers.push(isAnswer(a) ? a.status : a.failure);
+    }
+    expect(answers).toEqual(Array(20).fill(401));
+  }, 30_000);
 });
 
 describe("URLs and methods Fastify answers itself", () => {

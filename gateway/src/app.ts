@@ -1,7 +1,6 @@
 // The Fastify gateway: shared HTTP plumbing, then one plugin per surface. It holds no domain
 // logic: it parses public JSON, calls the services and writes each surface's envelope.
 import fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import type { IncomingMessage } from "node:http";
 import type { Server } from "node:net";
 import cors from "@fastify/cors";
 import type { AppDeps } from "./deps.js";
@@ -16,7 +15,7 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
-import { clientErrorHandler, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
+import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
@@ -96,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, { origin: "*", strictPreflight: false, exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
 
   // Callback-style hooks: nothing here waits, and an async hook costs a promise per request.
+  app.addHook("onSend", drainUnreadBody);
   app.addHook("onResponse", (req, reply, done) => {
     // One structured line per request; the key headers are never part of it.
     req.log.info({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, "request");
@@ -128,12 +128,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const surface = req.surface ?? req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
-    if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-      // Read (and drop) the rest of the body first, up to a bound, so the client is not reset
-      // while it still sends and can read its 413; past the bound the connection closes.
-      const drained = await discardBody(req.raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS);
-      if (!drained) reply.header("connection", "close");
-    }
     if (clientWentAway(err)) {
       // Not a server fault: nobody reads the answer; no error-level log line.
       req.log.debug({ code: err.code }, "client went away");
@@ -143,32 +137,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   return app;
-}
-
-/** Reads a request's remaining body and drops it; false if it ran past `limit` bytes or `timeoutMs`. */
-function discardBody(raw: IncomingMessage, limit: number, timeoutMs: number): Promise<boolean> {
-  if (raw.complete || raw.destroyed) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    let seen = 0;
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      raw.off("data", onData);
-      raw.off("end", onEnd);
-      raw.off("error", onEnd);
-      if (!ok) raw.pause();
-      resolve(ok);
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > limit) finish(false);
-    };
-    const onEnd = () => finish(true);
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    raw.on("data", onData);
-    raw.on("end", onEnd);
-    raw.on("error", onEnd);
-    raw.resume();
-  });
 }
 
 /** The client aborted or reset the connection while its request was being read. */

@@ -65,13 +65,14 @@ export function responseChecker(routes: Route[]) {
 
     // /mcp speaks JSON-RPC: an error there is a JSON-RPC error object, or (for what no MCP
     // handler reads, such as a refused key or an oversized body) the gateway's vocabulary.
-    if (path === "/mcp" && isJsonRpcError(body)) return found;
+    const mcp = path.replace(/\/+$/, "") === "/mcp"; // the router ignores a trailing slash
+    if (mcp && isJsonRpcError(body)) return found;
     const e = errorOf(body, answer);
     if (!e) {
       found.push(`${answer.status}: the body is in neither error vocabulary (${answer.headers["content-type"] ?? "no content type"})`);
       return found;
     }
-    const expected: Surface = path === "/mcp" ? e.surface : surface;
+    const expected: Surface = mcp ? e.surface : surface;
     if (e.surface !== expected) found.push(`${answer.status} ${e.code}: answered in document ${e.surface === "nwp" ? 2 : 1}'s vocabulary on a document ${expected === "nwp" ? 2 : 1} path`);
     if (!CODES[e.surface].has(e.code)) found.push(`${answer.status}: "${e.code}" is not a code of document ${e.surface === "nwp" ? 2 : 1}`);
     if (e.requestId !== requestId) found.push(`the body's request id ${JSON.stringify(e.requestId)} is not the header's ${JSON.stringify(requestId)}`);

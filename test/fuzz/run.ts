@@ -6,6 +6,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { runCli } from "@permits/entitlement/cli";
 import { generousTiersFile, startDistributed, startGatewayProcess } from "../support/processes.js";
+import { openApiCheck } from "../support/openapi-check.js";
 import { isAnswer, sendRaw } from "../support/raw-http.js";
 import { describeRequest, hostileRequest, serialize, type Endpoint, type FuzzKeys, type FuzzRequest } from "./hostile.js";
 import { responseChecker, routesOf } from "./invariants.js";
@@ -76,6 +77,8 @@ export async function fuzz(target: FuzzTarget, opts: { requests: number; seed: n
   const index = await fetch(`http://127.0.0.1:${target.port}/api/v1`).then((r) => r.json() as Promise<{ data: { endpoints: (Endpoint & { surface: string })[] } }>);
   const endpoints = [...index.data.endpoints, { method: "POST", path: "/mcp", surface: "stormwater" }];
   const check = responseChecker(routesOf(index.data.endpoints));
+  // Every answer is also one the served OpenAPI document declares, with a body its schema accepts.
+  const documented = openApiCheck(await fetch(`http://127.0.0.1:${target.port}/api/openapi`).then((r) => r.json()));
   const statuses: Record<string, number> = {};
   let sent = 0;
   let violations = 0;
@@ -87,7 +90,9 @@ export async function fuzz(target: FuzzTarget, opts: { requests: number; seed: n
     sent++;
     const key = isAnswer(answer) ? String(answer.status) : answer.failure;
     statuses[key] = (statuses[key] ?? 0) + 1;
-    const found = isAnswer(answer) ? check(r.target, r.method, answer) : [`no answer: ${answer.failure} (${answer.detail})`];
+    const found = isAnswer(answer)
+      ? [...check(r.target, r.method, answer), ...documented.problems(r.method, r.target, answer.status, answer.headers["content-type"], r.method === "HEAD" ? "" : answer.body)]
+      : [`no answer: ${answer.failure} (${answer.detail})`];
     if (sent % HEALTH_EVERY === 0) found.push(...(await health(target)));
     if (found.length) violations++;
     return found;

@@ -37,7 +37,8 @@ export function openApiCheck(doc: Doc): OpenApiCheck {
     },
     problems(method, url, status, contentType, body) {
       const template = templateOf(url);
-      const op = template ? doc.paths[template][method.toLowerCase()] : undefined;
+      // A method Node refuses to parse ("get", "FOO") is no operation of the document.
+      const op = template && /^[A-Z]+$/.test(method) ? doc.paths[template][method.toLowerCase()] : undefined;
       if (!template || !op) return []; // not an operation of the document (404, 405, /healthz)
       const response = op.responses[String(status)];
       if (!response) return [`${method} ${template}: status ${status} is not declared`];

@@ -3,8 +3,9 @@
 // requests that arrive while the gateway drains. Each carries a request id and the error
 // vocabulary of the surface its path names (document 1's when it cannot be read).
 import { STATUS_CODES } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Server, Socket } from "node:net";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { Problem, type Surface } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
 
@@ -70,6 +71,45 @@ function endAfterDraining(socket: Socket, answer: string): void {
   });
   socket.once("close", () => clearTimeout(timer));
   socket.end(answer);
+}
+
+/**
+ * An answer sent before the body was read (a refused key, a 413, a wrong method) waits until the
+ * rest of the body is read and dropped, up to the drain bound, so the client is not reset while
+ * it still sends; past the bound the connection closes after the answer.
+ */
+export function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction): void {
+  if (req.raw.complete || req.raw.destroyed) return done();
+  void discardBody(req.raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then((drained) => {
+    if (!drained) reply.header("connection", "close");
+    done();
+  });
+}
+
+/** Reads a request's remaining body and drops it; false if it ran past `limit` bytes or `timeoutMs`. */
+function discardBody(raw: IncomingMessage, limit: number, timeoutMs: number): Promise<boolean> {
+  if (raw.complete || raw.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      raw.off("data", onData);
+      raw.off("end", onEnd);
+      raw.off("error", onEnd);
+      if (!ok) raw.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    raw.on("data", onData);
+    raw.on("end", onEnd);
+    raw.on("error", onEnd);
+    raw.resume();
+  });
 }
 
 /** A URL Fastify cannot decode (bad percent-encoding): a 400 in the path's vocabulary. */

@@ -161,6 +161,14 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     if (r.surface === "nwp" && r.doc.errors.includes("invalid_request")) {
       byStatus["422"] = { description: "invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues", content: { "application/json": { schema: { $ref: "#/components/schemas/NwpError" } } } };
     }
+    // The HTTP layer answers these before any route runs (http/below-app.ts, Fastify's body
+    // handling), so every operation can get them, in its own vocabulary.
+    byStatus["400"] ??= { description: "invalid_request: the request is not valid HTTP/1.1, or its URL is not validly percent-encoded", content: errorBody };
+    byStatus["431"] ??= { description: "invalid_request: the request headers are too large", content: errorBody };
+    if (r.doc.body) {
+      byStatus["413"] ??= { description: "payload_too_large: the body is over the byte ceiling", content: errorBody };
+      byStatus["415"] ??= { description: "invalid_request: the body is not application/json", content: errorBody };
+    }
     // Static documents carry an ETag: a matching If-None-Match gets an empty 304.
     if (!r.metered && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
     if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
