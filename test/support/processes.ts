@@ -103,6 +103,11 @@ export interface Distributed {
   /** Each service's own address, for tests that call a service directly. */
   serviceUrls: Record<string, string>;
   procs: Proc[];
+  /**
+   * Starts the named process again with the script, env and port it was started with (after it
+   * died or was killed), in its place in `procs`, so `close` stops the new one. Does not wait.
+   */
+  restart(name: string): Proc;
   close(): Promise<void>;
 }
 
@@ -123,20 +128,35 @@ export async function startDistributed(env: Record<string, string> = {}, root = 
   const common = { STATE_DIR: stateDir, REDIS_URL: "", INTERNAL_TOKENS: TEST_INTERNAL_TOKENS, GATEWAY_TOKEN: TEST_TOKENS.gateway, ...env };
   const procs: Proc[] = [];
   const urls: Record<string, string> = {};
+  // How each process was started, for restart().
+  const started = new Map<string, { script: string; env: Record<string, string> }>();
+  const launch = (name: string, script: string, env: Record<string, string>) => {
+    started.set(name, { script, env });
+    procs.push(startProcess(name, script, env, root));
+  };
   for (const s of SERVICES) {
     const port = await freePort();
-    procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) }, root));
+    launch(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) });
     urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
   }
   const gatewayPort = await freePort();
-  procs.push(startProcess("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) }, root));
+  launch("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) });
+  const restart = (name: string): Proc => {
+    const how = started.get(name);
+    const i = procs.findIndex((p) => p.name === name);
+    if (!how || i < 0) throw new Error(`no process named ${name}`);
+    if (procs[i].child.exitCode === null && procs[i].child.signalCode === null) throw new Error(`${name} is still running`);
+    procs[i] = startProcess(name, how.script, how.env, root);
+    return procs[i];
+  };
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   const close = async () => {
     await Promise.all(
       procs.map(
         (p) =>
           new Promise<void>((resolve) => {
-            if (p.child.exitCode !== null) return resolve();
+            // A process killed by a signal has no exit code, only a signal code.
+            if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve();
             p.child.once("exit", () => resolve());
             p.child.kill("SIGTERM");
             setTimeout(() => p.child.kill("SIGKILL"), 5000).unref();
@@ -152,12 +172,15 @@ export async function startDistributed(env: Record<string, string> = {}, root = 
     await close();
     throw new Error(`${(e as Error).message}\n${logs}`);
   }
-  return { baseUrl, serviceUrls: urls, procs, close };
+  return { baseUrl, serviceUrls: urls, procs, restart, close };
 }
 
-/** A private redis-server on `port` (no persistence), resolved once it answers. */
-export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+/**
+ * A private redis-server on `port` (no persistence unless `extraArgs` turn it on, e.g.
+ * `["--appendonly", "yes", "--dir", dir]`: later arguments override earlier ones), resolved once it answers.
+ */
+export async function startRedisServer(port: number, extraArgs: string[] = []): Promise<ChildProcess> {
+  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], { stdio: "ignore" });
   await waitFor(async () => {
     const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
     c.on("error", () => {});

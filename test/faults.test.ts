@@ -1,0 +1,95 @@
+// Fault scenarios against the distributed deployment under a steady load (issue 15): nwp killed
+// and restarted, the gateway sent SIGTERM, Redis stopped and restarted, the payment provider
+// unreachable then slow. Each scenario returns measured figures (test/faults/); this file holds
+// them to the issue's expectations.
+//
+// Short form (npm test): 3 s at 50 requests/s per scenario, about 30 s in all.
+// Full form (`npm run faults`, FAULTS_FULL=1): 20 s at 200 requests/s per scenario, then the
+// table is printed. 200/s is what this 2-core machine serves with five or six server processes,
+// Redis and the load generator sharing it, with room left so latency stays far from the bounds.
+import { afterAll, describe, expect, it } from "vitest";
+import { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart, type Row } from "./faults/scenarios.js";
+import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
+import { TIMEOUT_MS } from "./faults/provider-outage.js";
+import { closeAll } from "./faults/resources.js";
+import { formatTable } from "./faults/table.js";
+
+const FULL = process.env.FAULTS_FULL === "1";
+const options = FULL ? { durationMs: 20_000, rate: 200 } : { durationMs: 3000, rate: 50 };
+const TIMEOUT = FULL ? 120_000 : 45_000;
+
+const rows: Row[] = [];
+afterAll(async () => {
+  if (FULL) console.log(`\n${formatTable(rows, `Fault scenarios: ${options.durationMs / 1000} s at ${options.rate} requests/s each`)}\n`);
+  await closeAll();
+});
+
+/** Runs a scenario and keeps its row for the table, whatever the assertions then say. */
+async function run(scenario: (o: typeof options) => Promise<Row>): Promise<Row> {
+  const row = await scenario(options);
+  rows.push(row);
+  expect(row.sent).toBe(Math.round((options.rate * options.durationMs) / 1000));
+  return row;
+}
+
+describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
+  it("nwp kill -9: documented 503s with Retry-After while down, 200 within 2 s of the restart, no gateway restart", async () => {
+    const row = await run(nwpKillRestart);
+    expect(row.violations).toEqual([]);
+    expect(Object.keys(row.statuses).sort()).toEqual(["200", "503"]);
+    const f = row.figures;
+    expect(f["outage 503s"]).toBeGreaterThan(0);
+    expect(f["outage 503s documented (Retry-After, internal_error)"]).toBe(f["outage 503s"]);
+    expect(row.statuses["503"]).toBe(f["outage 503s"]);
+    expect(f["stormwater non-200"]).toBe(0);
+    expect(f["restart -> first 200 (ms)"]).toBeTypeOf("number");
+    expect(f["restart -> first 200 (ms)"]).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+    expect(f["gateway restarts"]).toBe(0);
+  }, TIMEOUT);
+
+  it("gateway SIGTERM: every request in flight answered (0 cut), later ones refused cleanly", async () => {
+    const row = await run(gatewaySigterm);
+    expect(row.violations).toEqual([]);
+    const f = row.figures as Record<string, number>;
+    expect(f["in flight at SIGTERM"]).toBeGreaterThan(0);
+    expect(f["batches in flight at SIGTERM"]).toBeGreaterThan(0);
+    expect(f["in flight cut"]).toBe(0);
+    expect(f["in flight answered 200"] + f["in flight answered 503 (documented)"]).toBe(f["in flight at SIGTERM"]);
+    expect(f["after: other failures"]).toBe(0);
+    expect(f["after: served 200 (before the drain began)"] + f["after: 503 documented"] + f["after: ECONNREFUSED"]).toBe(f["sent after SIGTERM"]);
+    // Once the gateway is gone nothing listens: the rest of the run is refused connections.
+    expect(f["after: ECONNREFUSED"]).toBeGreaterThan(0);
+    expect(f["gateway exit code"]).toBe(0);
+  }, TIMEOUT);
+
+  it("Redis stopped and restarted: 0 failed anonymous or sandbox calls, keyed 503 with Retry-After, shared counting resumes", async () => {
+    const row = await run(redisKillRestart);
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["anonymous+sandbox sent"]).toBeGreaterThan(0);
+    expect(f["anonymous+sandbox failed"]).toBe(0);
+    expect(f["keyed 503 documented (Retry-After, internal)"]).toBeGreaterThan(0);
+    expect(row.statuses["503"]).toBe(f["keyed 503 documented (Retry-After, internal)"]);
+    expect(f["keyed Retry-After values"]).toBe("2");
+    expect(f["restart -> keyed 200 on A (ms)"]).toBeTypeOf("number");
+    expect(f["restart -> keyed 200 on B (ms)"]).toBeTypeOf("number");
+    expect(f["shared counting before"]).toBe(true);
+    expect(f["shared counting after"]).toBe(true);
+  }, TIMEOUT);
+
+  it("payment provider unreachable and slow: 503 entitlement_check_unavailable on 100 % of legacy calls, 0 downgrades to free", async () => {
+    const row = await run(providerOutage);
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["before the fault (active / canceled)"]).toBe("200 pro / 200 free");
+    expect(f["legacy calls while unreachable"]).toBeGreaterThan(0);
+    expect(f["legacy calls while slow"]).toBeGreaterThan(0);
+    expect(f["legacy 503 entitlement_check_unavailable"]).toBe(f["legacy calls"]);
+    expect(f["legacy 503 share"]).toBe("100.0 %");
+    expect(f["downgrades to free"]).toBe(0);
+    // The slow provider was waited on for the timeout, not longer (bound in provider-outage.ts).
+    expect(f["slowest legacy answer, slow (ms)"]).toBeGreaterThanOrEqual(TIMEOUT_MS);
+    expect(f["sandbox+anonymous non-200"]).toBe(0);
+    expect(f["pro again after the provider returned"]).toBe(true);
+  }, TIMEOUT);
+});
