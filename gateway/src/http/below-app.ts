@@ -79,8 +79,10 @@ function endAfterDraining(socket: Socket, answer: string): void {
  * it still sends; past the bound the connection closes after the answer.
  */
 export function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction): void {
-  if (req.raw.complete || req.raw.destroyed) return done();
-  void discardBody(req.raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then((drained) => {
+  const raw = req.raw;
+  const declaresBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
+  if (!declaresBody || raw.complete || raw.readableEnded || raw.destroyed) return done();
+  void discardBody(raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then((drained) => {
     if (!drained) reply.header("connection", "close");
     done();
   });
