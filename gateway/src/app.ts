@@ -15,6 +15,8 @@ import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
+import { Registry } from "prom-client";
+import { serveMetrics } from "./http/metrics.js";
 import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
@@ -105,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps)];
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
+  serveMetrics(app, deps.metrics ?? new Registry());
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
   if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });

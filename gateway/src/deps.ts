@@ -1,6 +1,7 @@
 // What the gateway's parts are given: the service clients, configuration, logger, clock and the
 // readiness probe. Its own module, so the app assembles the parts and nothing imports the app.
 import type { Interceptor } from "@connectrpc/connect";
+import type { Registry } from "prom-client";
 import type { Clock } from "@permits/common/clock";
 import type { HostedService } from "@permits/common/hosted";
 import type { InternalToken } from "@permits/common/internal-auth";
@@ -17,6 +18,8 @@ export interface AppDeps {
   ready: () => Promise<Record<string, boolean>>;
   /** Engines built in this process, served to internal Connect callers at their protobuf paths. */
   engines?: InternalEngines;
+  /** Served at GET /metrics; the HTTP request metrics are added to it. */
+  metrics?: Registry;
 }
 
 export interface InternalEngines {

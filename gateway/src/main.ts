@@ -4,6 +4,7 @@ import { systemClock } from "@permits/common/clock";
 import { startOrExit } from "@permits/common/config";
 import { limitHeapGrowth } from "@permits/common/heap";
 import { createLogger } from "@permits/common/logger";
+import { processRegistry, rpcClientMetrics, rpcServerMetrics } from "@permits/common/metrics";
 import { closeOnSignals } from "@permits/common/serve";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
@@ -13,8 +14,10 @@ void startOrExit(async () => {
   const config = readGatewayConfig();
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
-  const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock });
-  const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines });
+  // One registry: the gateway's HTTP metrics, its calls to every service, and the in-process services' RPCs.
+  const metrics = processRegistry();
+  const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock }, { client: [rpcClientMetrics(metrics)], service: [rpcServerMetrics(metrics)] });
+  const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines, metrics });
   await app.listen({ host: config.HOST, port: config.PORT });
   // In-flight requests finish first, then the services and their stores close.
   closeOnSignals({ close: async () => { await app.close(); await wiring.close(); } }, logger);

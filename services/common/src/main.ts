@@ -7,6 +7,7 @@ import type { BuildContext, BuiltService } from "./hosted.js";
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from "./heap.js";
 import { isLoopback, readInternalTokens, requireCaller } from "./internal-auth.js";
 import { createLogger } from "./logger.js";
+import { processRegistry } from "./metrics.js";
 import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
 
 export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>): void {
@@ -38,7 +39,7 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     limitHeapGrowth(env.HEAP_GROWING_PERCENT);
     const logger = createLogger(name);
     const built = await build({ env: process.env, logger, clock: systemClock });
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits });
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits, metrics: processRegistry() });
     closeOnSignals({ close: async () => { await running.close(); await built.close(); } }, logger);
   });
 }

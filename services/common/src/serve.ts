@@ -6,11 +6,13 @@ import net from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Registry } from "prom-client";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
 import type { HostedService } from "./hosted.js";
 import { CONNECTION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from "./h2-headers.js";
 import { leanUnary } from "./lean-unary.js";
 import type { Logger } from "./logger.js";
+import { METRICS_CONTENT_TYPE, METRICS_PATH, rpcServerMetrics } from "./metrics.js";
 import { internalErrors } from "./pipeline.js";
 
 export interface ServeOptions {
@@ -29,6 +31,8 @@ export interface ServeOptions {
   shutdownGraceMs?: number;
   /** Limits for slow and abusive clients; defaults in DEFAULT_LIMITS. */
   limits?: Partial<ServiceLimits>;
+  /** Served at GET /metrics on the service port, with the RPC metrics of every path added to it. */
+  metrics?: Registry;
 }
 
 export interface ServiceLimits {
@@ -98,12 +102,14 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     for (const s of hosted) router.service(s.service, s.impl as never);
   };
 
-  const interceptors = opts.interceptors ?? [];
-  const handler = connectNodeAdapter({
+  // Outermost, so calls the rest of the chain refuses (an unknown caller) are counted too.
+  const interceptors = opts.metrics ? [rpcServerMetrics(opts.metrics), ...(opts.interceptors ?? [])] : (opts.interceptors ?? []);
+  const connectHandler = connectNodeAdapter({
     routes,
     interceptors: [internalErrors(logger), ...interceptors],
     shutdownSignal: abortInFlight.signal,
   });
+  const handler = opts.metrics ? withMetricsPath(opts.metrics, connectHandler) : connectHandler;
   // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
   // maxSessionMemory (10 MB by default); a gateway multiplexes many large batch answers over
   // one session, so allow more.
@@ -217,4 +223,16 @@ export function closeOnSignals(running: { close(): Promise<void> }, logger: Logg
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
+}
+
+type NodeHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+/** GET /metrics answers from the registry; every other request goes to Connect. */
+function withMetricsPath(registry: Registry, next: NodeHandler): NodeHandler {
+  return (req, res) => {
+    if (req.url !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) return next(req, res);
+    void registry.metrics().then((text) => {
+      (res as http.ServerResponse).writeHead(200, { "content-type": METRICS_CONTENT_TYPE }).end(req.method === "HEAD" ? undefined : text);
+    });
+  };
 }

@@ -1,0 +1,76 @@
+// GET /metrics on the gateway and on every service port, in the Prometheus text format, read back
+// with a real parser: the request, RPC and process metrics are there with the labels the README
+// lists, the route is neither metered nor listed, and no label carries a key, address or request id.
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: { labels?: Record<string, string>; value?: string; count?: string }[];
+}
+
+async function scrape(baseUrl: string): Promise<{ contentType: string | null; text: string; families: Map<string, Family> }> {
+  const res = await fetch(`${baseUrl}/metrics`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  const families = parsePrometheusTextFormat(text) as Family[];
+  return { contentType: res.headers.get("content-type"), text, families: new Map(families.map((f) => [f.name, f])) };
+}
+
+const sample = (f: Family | undefined, labels: Record<string, string>) => f?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+
+let d: Distributed;
+const site = JSON.stringify({ state: "TX", activity: "construction", acres: 5 });
+beforeAll(async () => {
+  d = await startDistributed({ TIERS_FILE: generousTiersFile() });
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-request-id": `metrics-probe-${i}` } });
+    expect(res.status).toBe(200);
+  }
+  expect((await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-api-key": "svc_live_forgedkey123" } })).status).toBe(401);
+}, 60_000);
+afterAll(async () => d?.close());
+
+describe("GET /metrics", () => {
+  it("on the gateway: requests by route, method, status class and surface; calls to each service; process metrics", async () => {
+    const { contentType, text, families } = await scrape(d.baseUrl);
+    expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    const requests = families.get("http_server_requests_total");
+    expect(requests?.type).toBe("COUNTER");
+    expect(sample(requests, { route: "/api/v1/determine", method: "POST", status_class: "2xx", surface: "stormwater" })?.value).toBe("3");
+    expect(sample(requests, { route: "/api/v1/determine", method: "POST", status_class: "4xx", surface: "stormwater" })?.value).toBe("1");
+    const latency = families.get("http_server_request_duration_seconds");
+    expect(latency?.type).toBe("HISTOGRAM");
+    // The parser merges a histogram's labelled series into one, so the count is read from its line.
+    expect(text).toContain('http_server_request_duration_seconds_count{route="/api/v1/determine",method="POST",status_class="2xx",surface="stormwater"} 3');
+    const upstream = families.get("rpc_client_requests_total");
+    expect(sample(upstream, { service: "permits.stormwater.v1.StormwaterService", method: "Determine", code: "ok" })?.value).toBe("3");
+    expect(families.get("rpc_client_duration_seconds")?.type).toBe("HISTOGRAM");
+    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds"]) expect(families.has(name), name).toBe(true);
+  });
+
+  it("on every service port: RPCs by method and code, the refused ones too, and process metrics", async () => {
+    const stormwater = (await scrape(d.serviceUrls.STORMWATER_URL)).families;
+    expect(sample(stormwater.get("rpc_server_requests_total"), { method: "permits.stormwater.v1.StormwaterService/Determine", code: "ok" })?.value).toBe("3");
+    expect(stormwater.get("rpc_server_duration_seconds")?.type).toBe("HISTOGRAM");
+    // A call without the caller's credential is counted with its code.
+    const refused = await fetch(`${d.serviceUrls.NWP_URL}/permits.nwp.v1.NwpService/ListActivities`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+    expect(refused.status).toBe(401);
+    const nwp = (await scrape(d.serviceUrls.NWP_URL)).families;
+    expect(sample(nwp.get("rpc_server_requests_total"), { method: "permits.nwp.v1.NwpService/ListActivities", code: "unauthenticated" })?.value).toBe("1");
+    for (const url of Object.values(d.serviceUrls)) expect((await scrape(url)).families.has("process_cpu_seconds_total"), url).toBe(true);
+  });
+
+  it("is not metered, not in the discovery index or the OpenAPI document, and no label is a key, address or request id", async () => {
+    const res = await fetch(`${d.baseUrl}/metrics`);
+    expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    const text = await res.text();
+    expect(text).not.toMatch(/svc_live_|metrics-probe-|127\.0\.0\.1|req_[A-Za-z0-9]/);
+    const index = await (await fetch(`${d.baseUrl}/api/v1`)).text();
+    const openapi = await (await fetch(`${d.baseUrl}/api/openapi`)).text();
+    expect(index).not.toContain("/metrics");
+    expect(openapi).not.toContain("/metrics");
+  });
+});
