@@ -4,7 +4,7 @@ import { systemClock } from "@permits/common/clock";
 import { startOrExit } from "@permits/common/config";
 import { limitHeapGrowth } from "@permits/common/heap";
 import { createLogger } from "@permits/common/logger";
-import { processRegistry, rpcClientMetrics, rpcServerMetrics } from "@permits/common/metrics";
+import { processRegistry, rpcClientMetrics } from "@permits/common/metrics";
 import { closeOnSignals } from "@permits/common/serve";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
@@ -14,9 +14,11 @@ void startOrExit(async () => {
   const config = readGatewayConfig();
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
-  // One registry: the gateway's HTTP metrics, its calls to every service, and the in-process services' RPCs.
+  // The gateway's HTTP metrics and its calls to remote services. Calls to in-process services are
+  // plain function calls inside the HTTP request's time; an interceptor there would cost the
+  // embedded hot path its interceptor-free fast path (measured: about a third of its throughput).
   const metrics = processRegistry();
-  const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock }, { client: [rpcClientMetrics(metrics)], service: [rpcServerMetrics(metrics)] });
+  const wiring = await wireServices(config, { env: process.env, logger, clock: systemClock }, { remote: [rpcClientMetrics(metrics)] });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines, metrics });
   await app.listen({ host: config.HOST, port: config.PORT });
   // In-flight requests finish first, then the services and their stores close.

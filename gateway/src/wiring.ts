@@ -50,6 +50,8 @@ const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
 /** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */
 export interface WiringInterceptors {
   client?: readonly Interceptor[];
+  /** The gateway's, on calls to remote services only (their chain is never empty: the token). */
+  remote?: readonly Interceptor[];
   service?: readonly Interceptor[];
 }
 
@@ -73,7 +75,7 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
     const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
-    const client = url ? [...(interceptors.client ?? []), sendToken(token!)] : (interceptors.client ?? []);
+    const client = url ? [...(interceptors.client ?? []), ...(interceptors.remote ?? []), sendToken(token!)] : (interceptors.client ?? []);
     wired[name] = { ...w, transport: withInterceptors(w.transport, client) };
   }
   const clients: ServiceClients = {

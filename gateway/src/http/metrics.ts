@@ -11,15 +11,22 @@ export function serveMetrics(app: FastifyInstance, registry: Registry): void {
   const labelNames = ["route", "method", "status_class", "surface"];
   const total = new Counter({ name: "http_server_requests_total", help: "HTTP requests answered, by route, method, status class and surface.", labelNames, registers: [registry] });
   const duration = new Histogram({ name: "http_server_request_duration_seconds", help: "Time to answer an HTTP request, by route, method, status class and surface.", labelNames, buckets: HTTP_BUCKETS, registers: [registry] });
+  // Labelled children made once per label set and kept (see services/common/src/metrics.ts).
+  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
   app.addHook("onResponse", (req, reply, done) => {
-    const labels = {
-      route: req.routeOptions.url ?? "unmatched",
-      method: req.method,
-      status_class: `${Math.floor(reply.statusCode / 100)}xx`,
-      surface: req.routeOptions.config?.surface ?? "none",
-    };
-    total.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const route = req.routeOptions.url ?? "unmatched";
+    const statusClass = `${Math.floor(reply.statusCode / 100)}xx`;
+    const key = `${route} ${req.method} ${statusClass}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { route, method: req.method, status_class: statusClass, surface: req.routeOptions.config?.surface ?? "none" };
+      const counter = total.labels(labels);
+      const histogram = duration.labels(labels);
+      child = { count: () => counter.inc(), observe: (s) => histogram.observe(s) };
+      children.set(key, child);
+    }
+    child.count();
+    child.observe(reply.elapsedTime / 1000);
     done();
   });
   app.get(METRICS_PATH, async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(await registry.metrics()));
