@@ -3,7 +3,11 @@
 // lists, the route is neither metered nor listed, and no label carries a key, address or request id.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { sendToken } from "@permits/common/internal-auth";
+import { EntitlementService, KeyKind } from "@permits/proto/entitlement/v1/entitlement";
+import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, type Distributed } from "./support/processes.js";
 
 interface Family {
   name: string;
@@ -30,6 +34,19 @@ beforeAll(async () => {
     expect(res.status).toBe(200);
   }
   expect((await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-api-key": "svc_live_forgedkey123" } })).status).toBe(401);
+  // One idempotent request and its replay, and one MCP tool call.
+  const entitlement = createClient(EntitlementService, createConnectTransport({ baseUrl: d.serviceUrls.ENTITLEMENT_URL, httpVersion: "2", interceptors: [sendToken(TEST_OPERATOR_TOKEN)] }));
+  const { secret } = await entitlement.issueKey({ kind: KeyKind.TEST, label: "metrics" });
+  const idempotent = { "content-type": "application/json", "x-api-key": secret, "idempotency-key": "metrics-once" };
+  const first = await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: idempotent });
+  const again = await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: idempotent });
+  expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([200, 200, "true"]);
+  const tool = await fetch(`${d.baseUrl}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "determine_stormwater_permit", arguments: JSON.parse(site) } }),
+  });
+  expect(((await tool.json()) as { result: { isError?: boolean } }).result.isError).not.toBe(true);
 }, 60_000);
 afterAll(async () => d?.close());
 
@@ -39,21 +56,28 @@ describe("GET /metrics", () => {
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const requests = families.get("http_server_requests_total");
     expect(requests?.type).toBe("COUNTER");
-    expect(sample(requests, { route: "/api/v1/determine", method: "POST", status_class: "2xx", surface: "stormwater" })?.value).toBe("3");
+    expect(sample(requests, { route: "/api/v1/determine", method: "POST", status_class: "2xx", surface: "stormwater" })?.value).toBe("6"); // three, the idempotent pair, the tool's
     expect(sample(requests, { route: "/api/v1/determine", method: "POST", status_class: "4xx", surface: "stormwater" })?.value).toBe("1");
     const latency = families.get("http_server_request_duration_seconds");
     expect(latency?.type).toBe("HISTOGRAM");
     // The parser merges a histogram's labelled series into one, so the count is read from its line.
-    expect(text).toContain('http_server_request_duration_seconds_count{route="/api/v1/determine",method="POST",status_class="2xx",surface="stormwater"} 3');
+    expect(text).toContain('http_server_request_duration_seconds_count{route="/api/v1/determine",method="POST",status_class="2xx",surface="stormwater"} 6');
     const upstream = families.get("rpc_client_requests_total");
-    expect(sample(upstream, { service: "permits.stormwater.v1.StormwaterService", method: "Determine", code: "ok" })?.value).toBe("3");
+    expect(sample(upstream, { service: "permits.stormwater.v1.StormwaterService", method: "Determine", code: "ok" })?.value).toBe("5"); // the replay calls no engine
     expect(families.get("rpc_client_duration_seconds")?.type).toBe("HISTOGRAM");
+    // Rate decisions by policy and outcome (summed over the binding window), replays, tool calls.
+    const decided = (policy: string, outcome: string) =>
+      families.get("gateway_rate_decisions_total")?.metrics.filter((m) => m.labels?.policy === policy && m.labels?.outcome === outcome).reduce((n, m) => n + Number(m.value), 0);
+    expect(decided("stormwater.anonymous", "admitted")).toBe(4); // three calls and the tool's
+    expect(decided("stormwater.test", "admitted")).toBe(1); // the replay spends nothing
+    expect(families.get("gateway_idempotent_replays_total")?.metrics[0].value).toBe("1");
+    expect(sample(families.get("mcp_tool_calls_total"), { tool: "determine_stormwater_permit", outcome: "ok" })?.value).toBe("1");
     for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "nodejs_eventloop_lag_seconds"]) expect(families.has(name), name).toBe(true);
   });
 
   it("on every service port: RPCs by method and code, the refused ones too, and process metrics", async () => {
     const stormwater = (await scrape(d.serviceUrls.STORMWATER_URL)).families;
-    expect(sample(stormwater.get("rpc_server_requests_total"), { method: "permits.stormwater.v1.StormwaterService/Determine", code: "ok" })?.value).toBe("3");
+    expect(sample(stormwater.get("rpc_server_requests_total"), { method: "permits.stormwater.v1.StormwaterService/Determine", code: "ok" })?.value).toBe("5");
     expect(stormwater.get("rpc_server_duration_seconds")?.type).toBe("HISTOGRAM");
     // A call without the caller's credential is counted with its code.
     const refused = await fetch(`${d.serviceUrls.NWP_URL}/permits.nwp.v1.NwpService/ListActivities`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });

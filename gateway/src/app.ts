@@ -16,7 +16,7 @@ import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
 import { Registry } from "prom-client";
-import { serveMetrics } from "./http/metrics.js";
+import { gatewayInstruments, serveMetrics } from "./http/metrics.js";
 import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 
@@ -38,7 +38,9 @@ export const EXPOSED_HEADERS = [
   "Allow",
 ];
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
+  const metrics = given.metrics ?? new Registry();
+  const deps: AppDeps = { ...given, metrics, instruments: gatewayInstruments(metrics) };
   const { config } = deps;
   // Known once the routes are: answers written before routing read it through this.
   let surfaceOfPath: SurfaceOfPath = () => "stormwater";
@@ -107,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps)];
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
-  serveMetrics(app, deps.metrics ?? new Registry());
+  serveMetrics(app, metrics);
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
   if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });

@@ -2,6 +2,7 @@
 // readiness probe. Its own module, so the app assembles the parts and nothing imports the app.
 import type { Interceptor } from "@connectrpc/connect";
 import type { Registry } from "prom-client";
+import type { GatewayInstruments } from "./http/metrics.js";
 import type { Clock } from "@permits/common/clock";
 import type { HostedService } from "@permits/common/hosted";
 import type { InternalToken } from "@permits/common/internal-auth";
@@ -20,6 +21,8 @@ export interface AppDeps {
   engines?: InternalEngines;
   /** Served at GET /metrics; the HTTP request metrics are added to it. */
   metrics?: Registry;
+  /** Counters of the gateway's parts, on `metrics` (buildApp sets them). */
+  instruments?: GatewayInstruments;
 }
 
 export interface InternalEngines {

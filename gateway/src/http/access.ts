@@ -200,6 +200,7 @@ export async function meter(deps: AppDeps, req: FastifyRequest, reply: FastifyRe
   const principal = req.principal!;
   const decision = await underPolicy(req, policy, deps.clients.ratelimit.decide({ policy, bucket: principal.bucket, cost }));
   writeLimitHeaders(reply, decision.windows, decision.bindingWindow, principal.billable, deps.clock.now());
+  deps.instruments?.rateDecided(policy, decision.allowed, decision.windows[decision.bindingWindow]?.name ?? "none");
   if (decision.allowed && decision.windows.some((w) => w.quota)) {
     req.quotaCharge = { policy, bucket: principal.bucket, cost, decidedAt: decision.decidedAt };
   }

@@ -47,6 +47,7 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
         // A replay spends nothing; its rate headers say where the caller stands now.
         await writeStanding(deps, req, reply);
         reply.header("idempotent-replayed", "true");
+        deps.instruments?.replayed();
         for (const [k, v] of Object.entries(stored.headers)) reply.header(k, v);
         return reply.code(stored.status).send(Buffer.from(stored.body));
       }

@@ -12,6 +12,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AppDeps } from "../deps.js";
+import type { GatewayInstruments } from "../http/metrics.js";
 import type { RouteSpec } from "../http/route-table.js";
 import { callRoute } from "./forward.js";
 import { inputSchemaOf, outputSchemas } from "./schemas.js";
@@ -62,7 +63,7 @@ export async function mcpTransport(app: FastifyInstance, opts: McpOptions): Prom
   });
 
   app.post(MCP_PATH, async (req, reply) => {
-    const server = newServer(app, req, tools, byName);
+    const server = newServer(app, req, tools, byName, opts.deps.instruments);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
@@ -81,15 +82,19 @@ export async function mcpTransport(app: FastifyInstance, opts: McpOptions): Prom
   app.delete(MCP_PATH, notAllowed);
 }
 
-function newServer(app: FastifyInstance, req: FastifyRequest, tools: { tool: Tool }[], byName: Map<string, { def: ToolDef; route: RouteSpec }>): Server {
+function newServer(app: FastifyInstance, req: FastifyRequest, tools: { tool: Tool }[], byName: Map<string, { def: ToolDef; route: RouteSpec }>, instruments?: GatewayInstruments): Server {
   const server = new Server({ name: "permit-determination-api", title: "Permit Determination API", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map((t) => t.tool) }));
   server.setRequestHandler(CallToolRequestSchema, async (call) => {
     const entry = byName.get(call.params.name);
     if (!entry) {
+      // Counted under one label: a caller's made-up names must not become label values.
+      instruments?.toolCalled("unknown", false);
       return { isError: true, content: [{ type: "text", text: `Unknown tool ${call.params.name}. Tools: ${[...byName.keys()].join(", ")}.` }] };
     }
-    return callRoute(app, req, entry.def, entry.route, call.params.arguments);
+    const result = await callRoute(app, req, entry.def, entry.route, call.params.arguments);
+    instruments?.toolCalled(entry.def.name, result.isError !== true);
+    return result;
   });
   return server;
 }

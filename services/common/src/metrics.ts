@@ -27,33 +27,40 @@ export function codeLabel(e: unknown): string {
 type Labels = Record<string, string>;
 
 /**
- * Times each call and records it under its labels. The labelled children are made once per
- * method and code and kept: prom-client hashes a label object on every observe otherwise, and
- * this runs several times per public request.
+ * Counts (and times) under label sets that are made once and kept, by a key the caller builds:
+ * prom-client hashes a label object on every call otherwise, and these run on the hot path.
  */
-function timed(labelsOf: (service: string, method: string) => Labels, total: Counter, duration: Histogram): Interceptor {
-  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-  const record = (service: string, method: string, code: string, seconds: number) => {
-    const key = `${service}/${method}/${code}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = { ...labelsOf(service, method), code };
-      const counter = total.labels(labels);
-      const histogram = duration.labels(labels);
-      child = { count: () => counter.inc(), observe: (s) => histogram.observe(s) };
-      children.set(key, child);
+export function recorder(total: Counter, duration?: Histogram): (key: string, labels: () => Labels, seconds?: number) => void {
+  const children = new Map<string, (seconds?: number) => void>();
+  return (key, labels, seconds) => {
+    let record = children.get(key);
+    if (!record) {
+      const l = labels();
+      const counter = total.labels(l);
+      const histogram = duration?.labels(l);
+      record = (s) => {
+        counter.inc();
+        if (histogram && s !== undefined) histogram.observe(s);
+      };
+      children.set(key, record);
     }
-    child.count();
-    child.observe(seconds);
+    record(seconds);
   };
+}
+
+/** Times each call and records it under its labels and outcome code. */
+function timed(labelsOf: (service: string, method: string) => Labels, total: Counter, duration: Histogram): Interceptor {
+  const record = recorder(total, duration);
+  const done = (service: string, method: string, code: string, started: number) =>
+    record(`${service}/${method}/${code}`, () => ({ ...labelsOf(service, method), code }), (performance.now() - started) / 1000);
   return (next) => async (req) => {
     const started = performance.now();
     try {
       const res = await next(req);
-      record(req.service.typeName, req.method.name, "ok", (performance.now() - started) / 1000);
+      done(req.service.typeName, req.method.name, "ok", started);
       return res;
     } catch (e) {
-      record(req.service.typeName, req.method.name, codeLabel(e), (performance.now() - started) / 1000);
+      done(req.service.typeName, req.method.name, codeLabel(e), started);
       throw e;
     }
   };
