@@ -2,6 +2,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
+import type { Registry } from "prom-client";
 
 /** What every service's build() gives: its descriptor, its handlers, and how to release its resources. */
 export interface BuiltService<S extends DescService = DescService> {
@@ -16,6 +17,8 @@ export interface BuildContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   clock: Clock;
+  /** The process's metrics registry, for a service's own metrics (GET /metrics). */
+  metrics?: Registry;
 }
 
 /** A service as a host serves it: its descriptor and (some of) its handlers. */

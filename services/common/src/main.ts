@@ -38,8 +38,9 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     }
     limitHeapGrowth(env.HEAP_GROWING_PERCENT);
     const logger = createLogger(name);
-    const built = await build({ env: process.env, logger, clock: systemClock });
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits, metrics: processRegistry() });
+    const metrics = processRegistry();
+    const built = await build({ env: process.env, logger, clock: systemClock, metrics });
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits, metrics });
     closeOnSignals({ close: async () => { await running.close(); await built.close(); } }, logger);
   });
 }

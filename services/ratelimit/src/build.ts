@@ -5,6 +5,7 @@ import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { defaultTiersPath, loadPolicies } from "./policies.js";
 import { createRateLimitService, createRateLimitStore } from "./service.js";
+import { storeMetrics } from "./store-metrics.js";
 
 /** The ratelimit service: policies from TIERS_FILE (or data/tiers.json); Redis when REDIS_URL is set, else LMDB in STATE_DIR. */
 export async function build(ctx: BuildContext): Promise<BuiltService<typeof RateLimitService>> {
@@ -15,7 +16,7 @@ export async function build(ctx: BuildContext): Promise<BuiltService<typeof Rate
   } catch (e) {
     throw new ConfigError(`invalid configuration: TIERS_FILE: ${(e as Error).message}`);
   }
-  const store = await createRateLimitStore({ redisUrl: env.REDIS_URL, stateDir: path.resolve(env.STATE_DIR), timeoutMs: env.REDIS_TIMEOUT_MS, clock: ctx.clock, logger: ctx.logger });
+  const store = await createRateLimitStore({ redisUrl: env.REDIS_URL, stateDir: path.resolve(env.STATE_DIR), timeoutMs: env.REDIS_TIMEOUT_MS, clock: ctx.clock, logger: ctx.logger, observer: ctx.metrics && env.REDIS_URL ? storeMetrics(ctx.metrics) : undefined });
   return {
     service: RateLimitService,
     impl: createRateLimitService({ store, policies, clock: ctx.clock, logger: ctx.logger }),

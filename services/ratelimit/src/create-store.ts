@@ -7,6 +7,7 @@ import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
 import { ResilientStore } from "./resilient-store.js";
+import type { StoreObserver } from "./store-metrics.js";
 import { silentLogger, type Logger, type RateLimitStore } from "./store.js";
 
 export interface CreateStoreOptions {
@@ -25,6 +26,8 @@ export interface CreateStoreOptions {
   timeoutMs?: number;
   /** Longest the factory waits for the first connection before serving degraded (default 1 s). */
   startupWaitMs?: number;
+  /** Told of Redis decisions and fallbacks (metrics). */
+  observer?: StoreObserver;
 }
 
 export async function createRateLimitStore(options: CreateStoreOptions = {}): Promise<RateLimitStore> {
@@ -32,7 +35,7 @@ export async function createRateLimitStore(options: CreateStoreOptions = {}): Pr
   if (!options.redisUrl) return options.stateDir ? LmdbStore.open(options.stateDir) : new MemoryStore();
   const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   const redis = new RedisStore({ url: options.redisUrl, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs });
-  const store = new ResilientStore(redis, { timeoutMs, logger });
+  const store = new ResilientStore(redis, { timeoutMs, logger, observer: options.observer });
   // Wait briefly so the first requests are not needlessly degraded; keep retrying in the background.
   const connected = redis.connect().then(
     () => true,

@@ -15,6 +15,8 @@ import { ResilientStore } from "./resilient-store.js";
 import { createRateLimitService, createRateLimitStore } from "./service.js";
 import type { Logger, RateLimitStore } from "./store.js";
 import { planWindows } from "./windows.js";
+import { Registry } from "prom-client";
+import { storeMetrics } from "./store-metrics.js";
 
 const policies = loadPolicies();
 const anonymous = policies.get("stormwater.anonymous")!;
@@ -82,11 +84,17 @@ describe("ResilientStore", () => {
       close: async () => {},
     } as unknown as RedisStore;
     const logger = spyLogger();
-    const store = new ResilientStore(flaky, { logger });
+    const registry = new Registry();
+    const store = new ResilientStore(flaky, { logger, observer: storeMetrics(registry) });
+    const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values.find((v) => v.metricName === undefined || !v.metricName.endsWith("_bucket"))?.value;
+    const count = async () => (await registry.getSingleMetric("ratelimit_redis_decision_duration_seconds")!.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value;
     for (let i = 0; i < 3; i++) expect((await decide(store, "ip:1")).degraded).toBe(true);
+    // The metrics say the same: fallback active, three fallback decisions, none by Redis.
+    expect([await value("ratelimit_fallback_active"), await value("ratelimit_fallback_decisions_total"), await count()]).toEqual([1, 3, 0]);
     failing = false;
     expect((await decide(store, "ip:1")).degraded).toBe(false);
     expect((await decide(store, "ip:1")).degraded).toBe(false);
+    expect([await value("ratelimit_fallback_active"), await value("ratelimit_fallback_decisions_total"), await count()]).toEqual([0, 3, 2]);
     expect(logger.warn).toHaveBeenCalledTimes(1);
     expect(logger.info).toHaveBeenCalledTimes(1);
   });

@@ -10,6 +10,7 @@ import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
 import type { BeginOutcome, DecideOutcome, Logger, RateLimitStore, StoredResponseData } from "./store.js";
+import type { StoreObserver } from "./store-metrics.js";
 import type { WindowPlan } from "./windows.js";
 
 export interface ResilientStoreOptions {
@@ -17,12 +18,15 @@ export interface ResilientStoreOptions {
   timeoutMs?: number;
   logger: Logger;
   fallback?: MemoryStore;
+  /** Told of each decision and of outages (metrics). */
+  observer?: StoreObserver;
 }
 
 export class ResilientStore implements RateLimitStore {
   private readonly fallback: MemoryStore;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
+  private readonly observer?: StoreObserver;
   private outage = false;
 
   constructor(
@@ -32,6 +36,7 @@ export class ResilientStore implements RateLimitStore {
     this.fallback = options.fallback ?? new MemoryStore();
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.logger = options.logger;
+    this.observer = options.observer;
   }
 
   /** True while the last call fell back (Redis down). */
@@ -40,10 +45,14 @@ export class ResilientStore implements RateLimitStore {
   }
 
   async decide(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<DecideOutcome> {
-    return this.decision(
+    const started = performance.now();
+    const outcome = await this.decision(
       () => this.primary.decide(subject, windows, cost, nowMs),
       () => this.fallback.decide(subject, windows, cost, nowMs),
     );
+    if (outcome.degraded) this.observer?.fallbackDecided();
+    else this.observer?.redisDecided((performance.now() - started) / 1000);
+    return outcome;
   }
 
   async peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome> {
@@ -106,6 +115,7 @@ export class ResilientStore implements RateLimitStore {
       const value = await withTimeout(primary(), this.timeoutMs, "redis call");
       if (this.outage) {
         this.outage = false;
+        this.observer?.fallbackActive(false);
         this.logger.info({ store: "redis" }, "ratelimit: redis is back; shared counting resumed");
       }
       return { value, degraded: false };
@@ -120,6 +130,7 @@ export class ResilientStore implements RateLimitStore {
   enterOutage(err: unknown): void {
     if (this.outage) return;
     this.outage = true;
+    this.observer?.fallbackActive(true);
     this.logger.warn(
       { store: "redis", err: err instanceof Error ? err.message : String(err) },
       "ratelimit: redis unavailable; deciding with the per-instance memory limiter (degraded)",
