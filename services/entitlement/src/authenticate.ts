@@ -11,6 +11,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";
 import { isActiveStatus, LOCAL_STORE_REASON, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
 import type { EntitlementStore } from "./store.js";
+import type { ProviderObserver } from "./provider-metrics.js";
 
 /** Seconds a caller should wait before retrying when the provider could not answer. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 5;
@@ -21,6 +22,8 @@ export interface AuthenticatorDeps {
   sandboxKey: string;
   legacySecret: string;
   logger?: Logger;
+  /** Told of each provider call and of coalesced checks (metrics). */
+  observer?: ProviderObserver;
 }
 
 /** Why a key was refused; logged (never the key), and the same Unauthenticated code either way. */
@@ -144,8 +147,19 @@ export class Authenticator {
   /** Provider lookup with single flight; an outage becomes Unavailable with retry-after. */
   async lookupSubscription(subscriptionId: string): Promise<SubscriptionLookup> {
     let pending = this.inflight.get(subscriptionId);
-    if (!pending) {
-      pending = this.deps.provider.lookupSubscription(subscriptionId).finally(() => this.inflight.delete(subscriptionId));
+    const { provider, observer } = this.deps;
+    if (pending) observer?.coalesced(provider.name);
+    else {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      pending = provider.lookupSubscription(subscriptionId).then(
+        (found) => (observer?.called(provider.name, "ok", seconds()), found),
+        (err: unknown) => {
+          observer?.called(provider.name, err instanceof ProviderUnavailableError && err.reason === "timeout" ? "timeout" : "error", seconds());
+          throw err;
+        },
+      );
+      pending = pending.finally(() => this.inflight.delete(subscriptionId));
       this.inflight.set(subscriptionId, pending);
     }
     try {

@@ -2,6 +2,7 @@ import { ConfigError } from "@permits/common/config";
 import type { BuildContext, BuiltService } from "@permits/common/hosted";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { createEntitlementDeps, loadEntitlementConfig } from "./config.js";
+import { providerMetrics } from "./provider-metrics.js";
 import { createEntitlementService } from "./service.js";
 
 /** The entitlement service: key store (file or Redis) and payment provider from the environment. */
@@ -12,5 +13,6 @@ export async function build(ctx: BuildContext): Promise<BuiltService<typeof Enti
     throw new ConfigError(`invalid configuration: ${(e as Error).message}`);
   }
   const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock });
-  return { service: EntitlementService, impl: createEntitlementService(deps), ready: deps.ready, close: deps.close };
+  const observer = ctx.metrics ? providerMetrics(ctx.metrics) : undefined;
+  return { service: EntitlementService, impl: createEntitlementService({ ...deps, observer }), ready: deps.ready, close: deps.close };
 }

@@ -11,6 +11,8 @@ import { Writable } from "node:stream";
 import { createLogger } from "@permits/common/logger";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
 import type { EntitlementStore } from "./store.js";
+import { Registry } from "prom-client";
+import { providerMetrics, type ProviderObserver } from "./provider-metrics.js";
 
 const API_KEY = "sk_test_loopbackFakeKey0123456789";
 const LEGACY_SECRET = "stripe-test-legacy-secret-0123456";
@@ -26,8 +28,9 @@ let fake: FakeStripe;
 /** Every call fails, so a test that reached the store would fail loudly. */
 const untouchedStore = new Proxy({} as EntitlementStore, { get: () => () => Promise.reject(new Error("the store was touched")) });
 
-function authenticatorFor(url: string, apiKey = API_KEY): Authenticator {
+function authenticatorFor(url: string, apiKey = API_KEY, observer?: ProviderObserver): Authenticator {
   return new Authenticator({
+    observer,
     // Document 1 keys are not used here; the store is never touched.
     store: untouchedStore,
     provider: new StripeProvider({ url, apiKey, timeoutMs: TIMEOUT_MS }),
@@ -116,6 +119,22 @@ describe("stripe adapter (real SDK, loopback server)", () => {
     const tiers = await Promise.all(Array.from({ length: 10 }, () => tierOf(a, "sub_1Flight")));
     expect(tiers).toEqual(Array(10).fill(Tier.PRO));
     expect(fake.requests.get("sub_1Flight")).toBe(1);
+  });
+
+  it("metrics: each call's outcome (ok, error, timeout) with its time, and the checks that shared a call", async () => {
+    const registry = new Registry();
+    const a = authenticatorFor(fake.url, API_KEY, providerMetrics(registry));
+    fake.set("sub_1Shared", { kind: "slow", status: "active", delayMs: 100 });
+    await Promise.all(Array.from({ length: 4 }, () => tierOf(a, "sub_1Shared")));
+    await tierOf(a, "sub_1Err500");
+    await tierOf(a, "sub_1Slow");
+    const values = (await registry.getSingleMetric("entitlement_provider_call_duration_seconds")!.get()).values;
+    const count = (outcome: string) => values.find((v) => v.metricName?.endsWith("_count") && v.labels.outcome === outcome)?.value;
+    expect([count("ok"), count("error"), count("timeout")]).toEqual([1, 1, 1]);
+    const timeoutSum = values.find((v) => v.metricName?.endsWith("_sum") && v.labels.outcome === "timeout")!.value;
+    expect(timeoutSum).toBeGreaterThanOrEqual((TIMEOUT_MS - 20) / 1000);
+    const coalesced = (await registry.getSingleMetric("entitlement_provider_coalesced_checks_total")!.get()).values;
+    expect(coalesced).toEqual([{ value: 3, labels: { provider: "stripe" } }]);
   });
 
   it("wrote neither the provider API key nor any legacy key to the logs", () => {

@@ -15,6 +15,7 @@ import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/com
 import type { Logger } from "pino";
 import { Authenticator } from "./authenticate.js";
 import { deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, SUBSCRIPTION_ID_RE } from "./keys.js";
+import type { ProviderObserver } from "./provider-metrics.js";
 import type { PaymentProvider } from "./provider.js";
 import type { EntitlementStore, LocalSubscriptionStatus, StoredKey } from "./store.js";
 
@@ -25,6 +26,8 @@ export interface EntitlementServiceDeps {
   legacySecret: string;
   clock: Clock;
   logger?: Logger;
+  /** Told of each provider call and of coalesced checks (metrics). */
+  observer?: ProviderObserver;
 }
 
 const MAX_LABEL_LENGTH = 200;
