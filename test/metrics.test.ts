@@ -79,6 +79,9 @@ describe("GET /metrics", () => {
     const stormwater = (await scrape(d.serviceUrls.STORMWATER_URL)).families;
     expect(sample(stormwater.get("rpc_server_requests_total"), { method: "permits.stormwater.v1.StormwaterService/Determine", code: "ok" })?.value).toBe("5");
     expect(stormwater.get("rpc_server_duration_seconds")?.type).toBe("HISTOGRAM");
+    // Determinations by engine and coverage: the five the engine made (the replay made none).
+    const determinations = stormwater.get("engine_determinations_total")?.metrics ?? [];
+    expect(determinations.map((m) => [m.labels?.engine, m.labels?.outcome, m.value])).toEqual([["stormwater", "required", "5"]]);
     // A call without the caller's credential is counted with its code.
     const refused = await fetch(`${d.serviceUrls.NWP_URL}/permits.nwp.v1.NwpService/ListActivities`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(refused.status).toBe(401);

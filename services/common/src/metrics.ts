@@ -81,3 +81,12 @@ export function rpcClientMetrics(registry: Registry): Interceptor {
   const duration = new Histogram({ name: "rpc_client_duration_seconds", help: "Time until a service answered an RPC, by service, method and gRPC code.", labelNames, buckets: RPC_BUCKETS, registers: [registry] });
   return timed((service, method) => ({ service, method }), total, duration);
 }
+
+/**
+ * Determinations an engine made, by engine and outcome (the stormwater coverage verdict or the
+ * NWP verdict, as the enum names them): `engine_determinations_total`.
+ */
+export function determinationMetrics(registry: Registry, engine: string): (outcome: string) => void {
+  const record = recorder(new Counter({ name: "engine_determinations_total", help: "Determinations made, by engine and outcome (coverage or verdict).", labelNames: ["engine", "outcome"], registers: [registry] }));
+  return (outcome) => record(outcome, () => ({ engine, outcome }));
+}

@@ -3,8 +3,9 @@ import type { BuildContext, BuiltService } from "@permits/common/hosted";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { loadDataset } from "./dataset.js";
 import { createNwpService } from "./service.js";
+import { determinationMetrics } from "@permits/common/metrics";
 
 /** The nwp service with its dataset loaded and compiled once. */
 export async function build(ctx: BuildContext): Promise<BuiltService<typeof NwpService>> {
-  return { service: NwpService, impl: createNwpService(loadDataset(), evaluationDateOf(ctx.env, ctx.clock)), close: async () => {} };
+  return { service: NwpService, impl: createNwpService(loadDataset(), evaluationDateOf(ctx.env, ctx.clock), ctx.metrics ? determinationMetrics(ctx.metrics, "nwp") : undefined), close: async () => {} };
 }

@@ -58,6 +58,17 @@ describe("determine", () => {
   });
 });
 
+describe("the verdicts it reports (metrics)", () => {
+  it("tells each verdict once: a single determination and each valid batch item, none for an invalid one", async () => {
+    const told: string[] = [];
+    const counted = createNwpService(ds, () => TODAY, (v) => told.push(v));
+    await counted.determine(create(DetermineRequestSchema, { project: project() }), ctx);
+    const projects = [project(), project({ district: "XYZ" }), project({ permanentImpactAcres: 4 })].map((p, index) => ({ index, project: p }));
+    await counted.determineBatch(create(DetermineBatchRequestSchema, { projects }), ctx);
+    expect(told).toEqual(["nwp_with_pcn", "nwp_with_pcn", "individual_permit_likely"]);
+  });
+});
+
 describe("determineBatch", () => {
   it("decides each project independently and keeps input order and indices", async () => {
     const projects = [

@@ -122,7 +122,9 @@ function buildLookups(ds: Dataset) {
 }
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
-export function createNwpService(ds: Dataset, today: () => string): ServiceImpl<typeof NwpService> {
+/** `determined`: told the verdict of each determination, batch items included (metrics). */
+export function createNwpService(ds: Dataset, today: () => string, determined: (verdict: string) => void = () => {}): ServiceImpl<typeof NwpService> {
+  const verdictOf = (d: { verdict: Verdict } | undefined) => determined(Verdict[d?.verdict ?? Verdict.UNSPECIFIED].toLowerCase());
   const L = buildLookups(ds);
   const coverage = coverageOf(ds, L.ruleset); // static: built once
   return {
@@ -132,11 +134,13 @@ export function createNwpService(ds: Dataset, today: () => string): ServiceImpl<
     determine(req) {
       const v = validateProject(ds, req.project);
       if (!v.ok) throw invalidArgument(violationMessage(v.violations), v.violations);
-      return create(DetermineResponseSchema, {
+      const res = create(DetermineResponseSchema, {
         determination: toDeterminationInit(decide(ds, v.input, today())),
         input: inputInit(v.input),
         ruleset: L.ruleset,
       });
+      verdictOf(res.determination);
+      return res;
     },
     determineBatch(req) {
       if (req.projects.length > MAX_BATCH) {
@@ -157,6 +161,7 @@ export function createNwpService(ds: Dataset, today: () => string): ServiceImpl<
         }
         return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(decide(ds, v.input, today())) });
       });
+      for (const item of items) if (item.ok) verdictOf(item.determination);
       return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset });
     },
     listPermits() {

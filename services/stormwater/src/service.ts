@@ -3,6 +3,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  Coverage,
   DetermineResponseSchema,
   GetCredentialGateResponseSchema,
   GetJurisdictionResponseSchema,
@@ -21,11 +22,14 @@ import type { Dataset } from "./engine/types.js";
 import { coverageOf } from "./engine/holdings.js";
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
-export function createStormwaterService(dataset: Dataset, today: () => string): ServiceImpl<typeof StormwaterService> {
+/** `determined`: told the coverage of each determination (metrics). */
+export function createStormwaterService(dataset: Dataset, today: () => string, determined: (coverage: string) => void = () => {}): ServiceImpl<typeof StormwaterService> {
   const coverage = coverageOf(dataset); // static: built once
   return {
     determine(req) {
-      return create(DetermineResponseSchema, { determination: determineStormwater(dataset, req.site, today()) });
+      const res = create(DetermineResponseSchema, { determination: determineStormwater(dataset, req.site, today()) });
+      determined(Coverage[res.determination?.coverage ?? Coverage.UNSPECIFIED].toLowerCase());
+      return res;
     },
     getRequirements(req) {
       return create(GetRequirementsResponseSchema, { result: requirementsForSite(dataset, req.site, today()) });
