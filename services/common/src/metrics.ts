@@ -87,6 +87,9 @@ export function rpcClientMetrics(registry: Registry): Interceptor {
  * NWP verdict, as the enum names them): `engine_determinations_total`.
  */
 export function determinationMetrics(registry: Registry, engine: string): (outcome: string) => void {
-  const record = recorder(new Counter({ name: "engine_determinations_total", help: "Determinations made, by engine and outcome (coverage or verdict).", labelNames: ["engine", "outcome"], registers: [registry] }));
+  // One counter for both engines: an embedded gateway builds both on its one registry.
+  const name = "engine_determinations_total";
+  const counter = (registry.getSingleMetric(name) as Counter | undefined) ?? new Counter({ name, help: "Determinations made, by engine and outcome (coverage or verdict).", labelNames: ["engine", "outcome"], registers: [registry] });
+  const record = recorder(counter);
   return (outcome) => record(outcome, () => ({ engine, outcome }));
 }
