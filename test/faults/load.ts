@@ -2,6 +2,7 @@
 // small concurrent bursts every TICK_MS, each outcome recorded with its timing (real counts, no
 // sampling). Plain fetch: undici's global pool keeps connections alive, as most API clients do.
 import { performance } from "node:perf_hooks";
+import { readErrorBody } from "../support/error-body.js";
 
 /** Document 1 (stormwater) or document 2 (nwp) error vocabulary. */
 export type Surface = "doc1" | "doc2";
@@ -107,27 +108,22 @@ function networkError(e: unknown): string {
   return err.cause?.code ?? err.cause?.message ?? err.message;
 }
 
-/**
- * The two error vocabularies (README, "Errors"): document 1
- * `{"error":{"code","message",...},"request_id"}`, document 2
- * `{"error":{"code","message","requestId",...}}`; either request id equals X-Request-Id.
- */
+/** The error's code, and whether its request id field is its surface's and equals X-Request-Id. */
 function readError(o: Outcome, text: string): void {
-  let body: { error?: { code?: unknown; message?: unknown; requestId?: unknown }; request_id?: unknown };
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     o.shapeProblem = `body is not JSON: ${JSON.stringify(text.slice(0, 60))}`;
     return;
   }
-  const e = body.error;
-  if (typeof e?.code !== "string" || typeof e.message !== "string") {
-    o.shapeProblem = "no error.code and error.message";
+  const e = readErrorBody(body);
+  if ("problem" in e) {
+    o.shapeProblem = e.problem;
     return;
   }
   o.code = e.code;
-  const id = o.surface === "doc1" ? body.request_id : e.requestId;
-  const other = o.surface === "doc1" ? e.requestId : body.request_id;
-  if (id !== o.requestId) o.shapeProblem = `${o.surface === "doc1" ? "request_id" : "error.requestId"} ${JSON.stringify(id)} is not X-Request-Id ${JSON.stringify(o.requestId)}`;
-  else if (other !== undefined) o.shapeProblem = `carries the other document's request id field too`;
+  const field = e.surface === "stormwater" ? "request_id" : "error.requestId";
+  if ((e.surface === "stormwater") !== (o.surface === "doc1")) o.shapeProblem = `answered in the other document's vocabulary (${field})`;
+  else if (e.requestId !== o.requestId) o.shapeProblem = `${field} ${JSON.stringify(e.requestId)} is not X-Request-Id ${JSON.stringify(o.requestId)}`;
 }

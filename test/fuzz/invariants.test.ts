@@ -30,6 +30,9 @@ describe("responseChecker", () => {
     expect(check("/api/v1/determine", "POST", answer(400, doc1("FST_BAD")))).toEqual(['400: "FST_BAD" is not a code of document 1']);
     expect(check("/api/v1/determine", "POST", { ...answer(400, doc1("invalid_request")), headers: { "content-type": json } })).toEqual(["no X-Request-Id header", 'the body\'s request id "req_1" is not the header\'s undefined']);
     expect(check("/api/v1/determine", "POST", answer(400, { error: "Bad Request", message: "Client Error" }))).toEqual(["400: the body is in neither error vocabulary (application/json; charset=utf-8)"]);
+    expect(check("/api/v1/determine", "POST", answer(400, { ...doc1("invalid_request"), error: { ...doc2("invalid_request").error } }))).toEqual([
+      "400: the body is in neither error vocabulary (application/json; charset=utf-8)",
+    ]);
   });
 
   it("catches 5xx other than the documented 503, a 503 without Retry-After, and exception text", () => {

@@ -1,10 +1,11 @@
 // What every response must be, whatever was sent: the contract of documents 1 and 2 for errors,
 // a request id, no 5xx but the documented 503, and no exception text.
 import { unknownPathSurface, type RouteSpec } from "@permits/gateway/http/route-table";
+import { readErrorBody, type ErrorSurface } from "../support/error-body.js";
 import type { RawAnswer } from "../support/raw-http.js";
 import type { Endpoint } from "./hostile.js";
 
-type Surface = "stormwater" | "nwp";
+type Surface = ErrorSurface;
 
 /** The stable codes each document lists (document 1 "Errors", document 2 "Errors" and "Authentication"). */
 const CODES: Record<Surface, Set<string>> = {
@@ -92,10 +93,7 @@ function isJsonRpcError(body: unknown): boolean {
 
 /** The error's vocabulary, code and request id, or undefined when the body is in neither shape. */
 function errorOf(body: unknown, answer: RawAnswer): { surface: Surface; code: string; requestId: unknown } | undefined {
-  if (typeof body !== "object" || body === null || !/^application\/json/.test(answer.headers["content-type"] ?? "")) return undefined;
-  const b = body as { error?: { code?: unknown; message?: unknown; requestId?: unknown }; request_id?: unknown };
-  if (typeof b.error?.code !== "string" || typeof b.error.message !== "string") return undefined;
-  if ("request_id" in b) return { surface: "stormwater", code: b.error.code, requestId: b.request_id };
-  if ("requestId" in b.error) return { surface: "nwp", code: b.error.code, requestId: b.error.requestId };
-  return undefined;
+  if (!/^application\/json/.test(answer.headers["content-type"] ?? "")) return undefined;
+  const e = readErrorBody(body);
+  return "problem" in e ? undefined : e;
 }
