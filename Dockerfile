@@ -27,6 +27,7 @@ COPY services/nwp/package.json services/nwp/
 COPY services/entitlement/package.json services/entitlement/
 COPY services/ratelimit/package.json services/ratelimit/
 COPY gateway/package.json gateway/
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --no-audit --no-fund
 
 COPY . .

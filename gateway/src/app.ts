@@ -19,6 +19,7 @@ import { Registry } from "prom-client";
 import { gatewayInstruments, serveMetrics } from "./http/metrics.js";
 import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
+import { docsPage } from "./surfaces/meta/docs-page.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
 export const EXPOSED_HEADERS = [
@@ -79,6 +80,10 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   // Response bodies splice the pre-written JSON of messages (see public-json.ts).
   app.setReplySerializer((payload) => serializeBody(payload) as unknown as string); // Fastify sends Buffers as they are
 
+  // First, so that every hook and route after it runs inside the request's span.
+  // Loaded only when on (its instrumentation library takes ~0.2 s to load).
+  if (deps.tracing) await (await import("./http/tracing.js")).traceRequests(app);
+
   limitConnections(app.server as Server, config.MAX_CONNECTIONS, config.MAX_CONNECTIONS_PER_ADDRESS);
 
   // Before CORS: its preflight answers come from its own hook, and carry a request id too.
@@ -96,7 +101,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   });
   // strictPreflight off: an OPTIONS without Origin is not a CORS preflight, and gets the
   // ordinary answer instead of a text/plain 400.
-  await app.register(cors, { origin: "*", strictPreflight: false, exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version"], maxAge: 600 });
+  await app.register(cors, { origin: "*", strictPreflight: false, exposedHeaders: EXPOSED_HEADERS, allowedHeaders: ["Authorization", "X-API-Key", "Content-Type", "Idempotency-Key", "X-Request-Id", "Mcp-Protocol-Version", "traceparent", "tracestate"], maxAge: 600 });
 
   // Callback-style hooks: nothing here waits, and an async hook costs a promise per request.
   app.addHook("onSend", drainUnreadBody);
@@ -110,6 +115,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   serveMetrics(app, metrics);
+  app.register(docsPage);
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
   if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });

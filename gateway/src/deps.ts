@@ -21,6 +21,8 @@ export interface AppDeps {
   engines?: InternalEngines;
   /** Served at GET /metrics; the HTTP request metrics are added to it. */
   metrics?: Registry;
+  /** A server span per public request (the SDK is started by main, from the OTEL_* variables). */
+  tracing?: boolean;
   /** Counters of the gateway's parts, on `metrics` (buildApp sets them). */
   instruments?: GatewayInstruments;
 }

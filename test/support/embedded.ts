@@ -10,6 +10,7 @@ import { buildApp } from "@permits/gateway/app";
 import { readGatewayConfig } from "@permits/gateway/config";
 import { wireServices, type WiringInterceptors } from "@permits/gateway/wiring";
 import type { ServiceClients } from "@permits/gateway/clients";
+import type { Tracing } from "@permits/common/tracing";
 import { openApiCheck, type OpenApiCheck } from "./openapi-check.js";
 
 export interface Embedded {
@@ -27,7 +28,8 @@ export interface Embedded {
 export async function startEmbedded(
   env: Record<string, string> = {},
   /** `checkOpenApi: false` where the caller checks each response itself (startTarget). */
-  opts: { clock?: Clock; logStream?: NodeJS.WritableStream; interceptors?: WiringInterceptors; checkOpenApi?: boolean } = {},
+  /** `tracing`: the gateway traces as `npm start` does with OTEL_* set, through this SDK. */
+  opts: { clock?: Clock; logStream?: NodeJS.WritableStream; interceptors?: WiringInterceptors; checkOpenApi?: boolean; tracing?: Tracing } = {},
 ): Promise<Embedded> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const fullEnv = { ...process.env, LOG_LEVEL: "silent", REDIS_URL: "", STATE_DIR: stateDir, ...env } as NodeJS.ProcessEnv;
@@ -35,8 +37,10 @@ export async function startEmbedded(
   const config = readGatewayConfig(fullEnv);
   const logger = createLogger("gateway", { level: opts.logStream ? "info" : config.LOG_LEVEL, destination: opts.logStream });
   const clock = opts.clock ?? systemClock;
-  const wiring = await wireServices(config, { env: fullEnv, logger, clock }, opts.interceptors);
-  const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines });
+  const { tracing } = opts;
+  const interceptors = tracing ? { client: [tracing.client], service: [tracing.server], ...opts.interceptors } : opts.interceptors;
+  const wiring = await wireServices(config, { env: fullEnv, logger, clock }, interceptors);
+  const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines, tracing: tracing !== undefined });
   let check: OpenApiCheck | undefined;
   const outsideTheDocument: string[] = [];
   app.addHook("onSend", async (req, reply, payload) => {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "./config.js";
-import { isLoopback, readInternalTokens, readSecret } from "./internal-auth.js";
+import { isLoopback, mayCall, readInternalTokens, readSecret, SCOPES } from "./internal-auth.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "permits-tokens-"));
 const T1 = "a".repeat(24);
@@ -44,4 +44,13 @@ describe("GATEWAY_TOKEN", () => {
 it("tells loopback listen addresses from reachable ones", () => {
   expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].map(isLoopback)).toEqual([true, true, true, true]);
   expect(["0.0.0.0", "::", "10.0.0.5", "192.168.1.2"].map(isLoopback)).toEqual([false, false, false, false]);
+});
+
+it("lets a caller of any scope use gRPC reflection, which gives no scope anything more", () => {
+  for (const scope of SCOPES) {
+    const scopes = new Set([scope]);
+    expect(["v1", "v1alpha"].map((v) => mayCall(scopes, `grpc.reflection.${v}.ServerReflection`, "ServerReflectionInfo")), scope).toEqual([true, true]);
+  }
+  expect(mayCall(new Set(), "grpc.reflection.v1.ServerReflection", "ServerReflectionInfo")).toBe(false);
+  expect(mayCall(new Set(["engine"]), "permits.entitlement.v1.EntitlementService", "IssueKey")).toBe(false);
 });

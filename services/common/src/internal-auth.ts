@@ -26,12 +26,15 @@ const ADMIN_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/RevokeKey",
   "permits.entitlement.v1.EntitlementService/SetLocalSubscription",
 ]);
+/** gRPC server reflection: it shows the schema, never data, but like every RPC but the probe it needs a known caller. */
+const REFLECTION_SERVICES = new Set(["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
 /** Callable with no credential: probes must work before any secret is in place. */
 const OPEN_SERVICES = new Set(["grpc.health.v1.Health"]);
 
 /** Whether a caller holding `scopes` may call `service/method`. Anything not listed needs a scope no token has. */
 export function mayCall(scopes: ReadonlySet<Scope>, service: string, method: string): boolean {
   const procedure = `${service}/${method}`;
+  if (REFLECTION_SERVICES.has(service)) return scopes.size > 0;
   if (ENGINE_SERVICES.has(service)) return scopes.has("engine") || scopes.has("gateway");
   if (GATEWAY_METHODS.has(procedure) || service === "permits.ratelimit.v1.RateLimitService") return scopes.has("gateway");
   if (ADMIN_METHODS.has(procedure)) return scopes.has("admin");

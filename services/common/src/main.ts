@@ -9,6 +9,7 @@ import { isLoopback, readInternalTokens, requireCaller } from "./internal-auth.j
 import { createLogger } from "./logger.js";
 import { processRegistry } from "./metrics.js";
 import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
+import { startTracing } from "./tracing.js";
 
 export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>): void {
   void startOrExit(async () => {
@@ -38,9 +39,11 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     }
     limitHeapGrowth(env.HEAP_GROWING_PERCENT);
     const logger = createLogger(name);
+    // Off unless OTEL_* asks for it; on, the server span is outside the token check, so refused calls show too.
+    const tracing = await startTracing(name, process.env);
     const metrics = processRegistry();
     const built = await build({ env: process.env, logger, clock: systemClock, metrics });
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [requireCaller(tokens)], limits, metrics });
-    closeOnSignals({ close: async () => { await running.close(); await built.close(); } }, logger);
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [...(tracing ? [tracing.server] : []), requireCaller(tokens)], limits, metrics });
+    closeOnSignals({ close: async () => { await running.close(); await built.close(); await tracing?.shutdown(); } }, logger);
   });
 }

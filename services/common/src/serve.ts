@@ -97,7 +97,11 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       if (!ctx.signal.aborted) yield { status: Status.NOT_SERVING };
     },
   };
-  const hosted: HostedService[] = [...opts.services, { service: Health, impl: health }];
+  const withHealth: HostedService[] = [...opts.services, { service: Health, impl: health }];
+  // gRPC server reflection describes exactly what this process hosts (reflection.ts). Loaded
+  // here, not imported: the gateway imports this module for its constants and needs none of it.
+  const { reflectionServices } = await import("./reflection.js");
+  const hosted = [...withHealth, ...reflectionServices(withHealth.map((s) => s.service))];
   const routes = (router: ConnectRouter) => {
     for (const s of hosted) router.service(s.service, s.impl as never);
   };
