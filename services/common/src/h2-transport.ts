@@ -72,31 +72,34 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
   /** One call on a stream of its own. */
   const post = async (call: Call): Promise<Exchanged> => {
     const headers: http2.OutgoingHttpHeaders = { ...call.headers, "content-type": PROTO, "connect-protocol-version": "1" };
-    if (call.deadline !== undefined) headers["connect-timeout-ms"] = String(call.deadline);
-    const stream = await open(call.procedure, headers);
-    return exchange(manager, stream, call.message, call.signal, call.deadline);
+    return unrefused(call.deadline, async (deadline) => {
+      if (deadline !== undefined) headers["connect-timeout-ms"] = String(deadline);
+      const stream = await open(call.procedure, headers);
+      return exchange(manager, stream, call.message, call.signal, deadline);
+    });
   };
   /** Several calls on one stream; each result is handed on as it arrives. */
-  const postExchange: PostExchange = async (message, deadline, onResult) => {
-    const stream = await open(COALESCED_PATH, { "content-type": STREAM_PROTO, "connect-protocol-version": "1" });
-    const reader = new EnvelopeReader(MAX_RESULT_BYTES);
-    let ended = false;
-    let error: ConnectError | undefined;
-    const readResults = (chunk: Buffer) => {
-      for (const envelope of reader.push(chunk)) {
-        if (envelope.flags & END_STREAM_FLAG) {
-          ended = true;
-          error = endStreamFromJson(envelope.data).error;
-        } else {
-          const r = fromBinary(StreamResponseSchema, envelope.data);
-          if (r.result) onResult(r.index, r.result);
+  const postExchange: PostExchange = (message, deadline, onResult) =>
+    unrefused(deadline, async (remaining) => {
+      const stream = await open(COALESCED_PATH, { "content-type": STREAM_PROTO, "connect-protocol-version": "1" });
+      const reader = new EnvelopeReader(MAX_RESULT_BYTES);
+      let ended = false;
+      let error: ConnectError | undefined;
+      const readResults = (chunk: Buffer) => {
+        for (const envelope of reader.push(chunk)) {
+          if (envelope.flags & END_STREAM_FLAG) {
+            ended = true;
+            error = endStreamFromJson(envelope.data).error;
+          } else {
+            const r = fromBinary(StreamResponseSchema, envelope.data);
+            if (r.result) onResult(r.index, r.result);
+          }
         }
-      }
-    };
-    const got = await exchange(manager, stream, encodeEnvelope(0, message), undefined, deadline, readResults);
-    if (got.status === 200 && !ended) error = new ConnectError("the coalesced exchange ended without its end message", Code.Unavailable);
-    return { status: got.status, responseHeaders: got.responseHeaders, bytes: got.bytes, error };
-  };
+      };
+      const got = await exchange(manager, stream, encodeEnvelope(0, message), undefined, remaining, readResults);
+      if (got.status === 200 && !ended) error = new ConnectError("the coalesced exchange ended without its end message", Code.Unavailable);
+      return { status: got.status, responseHeaders: got.responseHeaders, bytes: got.bytes, error };
+    });
   // Calls made in one turn of the event loop travel in one exchange (coalesce.ts).
   const coalesced = createCoalescer(post, postExchange);
 
@@ -116,6 +119,29 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     },
     stream: (...args) => streaming.stream(...args),
   };
+}
+
+/** Attempts of a call whose stream the service refused unprocessed, before it fails. */
+const REFUSED_ATTEMPTS = 3;
+
+/** Marks a stream the service refused without processing it (RST_STREAM REFUSED_STREAM). */
+class RefusedStream extends ConnectError {}
+
+/**
+ * Sends again, on a new stream, a call the service refused unprocessed: HTTP/2 says such a
+ * stream may be retried safely (RFC 9113, 8.7). It happens when a service retires a session
+ * (MAX_CONNECTION_AGE_MS, shutdown) while a call is on its way. Each attempt gets what is left
+ * of the deadline.
+ */
+async function unrefused<T>(deadline: number | undefined, attempt: (remaining: number | undefined) => Promise<T>): Promise<T> {
+  const end = deadline === undefined ? undefined : performance.now() + deadline;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(end === undefined ? undefined : Math.max(1, Math.round(end - performance.now())));
+    } catch (e) {
+      if (!(e instanceof RefusedStream) || n >= REFUSED_ATTEMPTS) throw e;
+    }
+  }
 }
 
 /** A call's answer as Connect's client gives it: the message, or the ConnectError the service sent. */
@@ -189,10 +215,11 @@ function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream,
       done();
       resolve({ status, responseHeaders, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
     });
-    stream.on("error", (e) => fail(unreachable(e)));
+    const refused = () => status === 0 && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+    stream.on("error", (e) => fail(refused() ? new RefusedStream("the service refused the stream unprocessed", Code.Unavailable) : unreachable(e)));
     stream.on("close", () => {
       // Closed without a complete answer: reset by the peer, or the session went away.
-      if (!settled) fail(new ConnectError(`stream closed before the answer was complete (code ${stream.rstCode})`, Code.Unavailable));
+      if (!settled) fail(refused() ? new RefusedStream("the service refused the stream unprocessed", Code.Unavailable) : new ConnectError(`stream closed before the answer was complete (code ${stream.rstCode})`, Code.Unavailable));
     });
     stream.end(body);
   });
@@ -204,6 +231,11 @@ function widen(session: http2.Http2Session | undefined): void {
   if (session === undefined || widened.has(session)) return;
   widened.add(session);
   session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+  // connect-node's session manager destroys an idle session that receives GOAWAY with an error,
+  // and a call arriving in the same tick can make it drop its own error listener before that
+  // error is emitted: with no listener, the process would crash. Its state machine still sees
+  // the session close; this listener only keeps the error from being uncaught.
+  session.on("error", () => {});
 }
 
 /** The service could not be reached or the exchange broke off: retryable, never the service's verdict. */

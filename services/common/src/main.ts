@@ -2,7 +2,7 @@
 // tokens, build the service, serve it behind the token check, and close gracefully on SIGTERM.
 import type { DescService } from "@bufbuild/protobuf";
 import { systemClock } from "./clock.js";
-import { ConfigError, host, port, positiveInt, readEnv, startOrExit } from "./config.js";
+import { ConfigError, host, nonNegativeInt, port, positiveInt, readEnv, startOrExit } from "./config.js";
 import type { BuildContext, BuiltService } from "./hosted.js";
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from "./heap.js";
 import { isLoopback, readInternalTokens, requireCaller } from "./internal-auth.js";
@@ -23,6 +23,7 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
       MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes }),
       MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections }),
       MAX_CONCURRENT_STREAMS: positiveInt({ default: DEFAULT_LIMITS.maxConcurrentStreams }),
+      MAX_CONNECTION_AGE_MS: nonNegativeInt({ default: DEFAULT_LIMITS.maxConnectionAgeMs }),
     });
     const limits: ServiceLimits = {
       headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
@@ -31,6 +32,7 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
       maxHeaderBytes: env.MAX_HEADER_BYTES,
       maxConnections: env.MAX_CONNECTIONS,
       maxConcurrentStreams: env.MAX_CONCURRENT_STREAMS,
+      maxConnectionAgeMs: env.MAX_CONNECTION_AGE_MS,
     };
     const tokens = readInternalTokens(process.env);
     // On loopback with no tokens the service starts, and refuses every call but the health check.

@@ -48,6 +48,11 @@ export interface ServiceLimits {
   maxConnections: number;
   /** Concurrent streams one HTTP/2 session may open. */
   maxConcurrentStreams: number;
+  /**
+   * An HTTP/2 session is asked to go away after this long (±10 %), so that callers reconnect and
+   * a replica added behind a load balancer gets calls too; 0 keeps sessions for good.
+   */
+  maxConnectionAgeMs: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -57,6 +62,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   maxHeaderBytes: 16_384,
   maxConnections: 10_000,
   maxConcurrentStreams: 1_000,
+  maxConnectionAgeMs: 0,
 };
 
 export interface RunningService {
@@ -146,6 +152,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     s.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
     sessions.add(s);
     s.once("close", () => sessions.delete(s));
+    if (limits.maxConnectionAgeMs > 0) retireAtAge(s, limits.maxConnectionAgeMs);
   });
 
   const sockets = new Set<net.Socket>();
@@ -211,6 +218,20 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     })());
 
   return { port: address.port, close };
+}
+
+/**
+ * Retires a session once it is `ageMs` old, as gRPC's MAX_CONNECTION_AGE does: GOAWAY, then the
+ * streams in flight finish and the caller opens a new connection. A call the caller sent before
+ * it saw the GOAWAY is refused unprocessed, and the project's HTTP/2 client sends it again
+ * (h2-transport.ts). The jitter keeps sessions opened together from leaving together.
+ */
+function retireAtAge(session: http2.Http2Session, ageMs: number): void {
+  const timer = setTimeout(() => {
+    if (!session.closed && !session.destroyed) session.close();
+  }, ageMs * (0.9 + Math.random() * 0.2));
+  timer.unref();
+  session.once("close", () => clearTimeout(timer));
 }
 
 /** SIGTERM and SIGINT close the service gracefully, then the process exits. */
