@@ -7,6 +7,7 @@ import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/com
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
 import { basisOf } from "@permits/common/basis";
 import { coverageOf } from "./holdings.js";
+import { SharedLists } from "./shared-lists.js";
 import {
   ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
   GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
@@ -30,7 +31,8 @@ const VERDICT: Record<VerdictId, Verdict> = {
 
 type DeterminationInit = MessageInitShape<typeof DeterminationSchema>;
 
-export function toDeterminationInit(d: DeterminationOut): DeterminationInit {
+/** `lists: false` leaves coverage gaps and provenance out (a batch item's: see SharedLists). */
+export function toDeterminationInit(d: DeterminationOut, lists = true): DeterminationInit {
   return {
     verdict: VERDICT[d.verdict],
     headline: d.headline,
@@ -47,9 +49,13 @@ export function toDeterminationInit(d: DeterminationOut): DeterminationInit {
     },
     districtLayer: shared(DistrictLayerSchema, d.districtLayer),
     stateLayer: shared(StateLayerSchema, d.stateLayer),
-    coverageGaps: d.coverageGaps,
-    provenance: d.provenance.map((p) => shared(ProvenanceSchema, p)),
+    coverageGaps: lists ? d.coverageGaps : [],
+    provenance: lists ? provenanceInit(d) : [],
   };
+}
+
+function provenanceInit(d: DeterminationOut): DeterminationInit["provenance"] {
+  return d.provenance.map((p) => shared(ProvenanceSchema, p));
 }
 
 /**
@@ -151,6 +157,7 @@ export function createNwpService(ds: Dataset, today: () => string, determined: (
         }]);
       }
       // Each project stands alone: one invalid project never discards the others.
+      const lists = req.shareLists ? new SharedLists() : undefined;
       const items = req.projects.map((bp) => {
         const v = validateProject(ds, bp.project);
         if (!v.ok) {
@@ -159,10 +166,15 @@ export function createNwpService(ds: Dataset, today: () => string, determined: (
             error: create(BadRequestSchema, { violations: v.violations.map((x) => ({ ...x, knownValues: x.knownValues ?? [] })) }),
           });
         }
-        return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(decide(ds, v.input, today())) });
+        const d = decide(ds, v.input, today());
+        if (!lists) return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d) });
+        return create(BatchItemSchema, {
+          index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d, false),
+          sharedCoverageGaps: lists.gaps(d.coverageGaps), sharedProvenance: lists.provenanceOf(d.provenance, () => provenanceInit(d)),
+        });
       });
       for (const item of items) if (item.ok) verdictOf(item.determination);
-      return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset });
+      return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset, sharedCoverageGaps: lists?.coverageGaps, sharedProvenance: lists?.provenance });
     },
     listPermits() {
       return L.listPermits;

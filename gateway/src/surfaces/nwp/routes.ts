@@ -17,6 +17,7 @@ import { fieldTableSchema } from "../../http/json-schema.js";
 import { Problem, problemOfBadRequest, toProblem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
+import { determinationsOf } from "./batch-lists.js";
 import { nwpEnvelope } from "./envelope.js";
 import { MAX_BATCH, PROJECT_FIELDS, PROJECT_REQUIRED } from "./project-input.js";
 
@@ -92,10 +93,11 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
             items[index] = failedItem(index, e);
           }
         });
-        const res = await nwp.determineBatch({ projects: valid });
+        const res = await nwp.determineBatch({ projects: valid, shareLists: true });
+        const determinationOf = determinationsOf(res);
         for (const it of res.items) {
           items[it.index] = it.ok
-            ? { index: it.index, ok: true, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, it.determination, "kebab") }
+            ? { index: it.index, ok: true, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, determinationOf(it), "kebab") }
             : failedItem(it.index, it.error ? problemOfBadRequest("invalid project", it.error) : new Problem("invalid_request", "invalid project"));
         }
         const succeeded = items.filter((i) => (i as { ok: boolean }).ok).length;

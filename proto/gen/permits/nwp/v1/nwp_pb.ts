@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/nwp/v1/nwp.proto.
  */
 export const file_permits_nwp_v1_nwp: GenFile = /*@__PURE__*/
-  fileDesc("ChhwZXJtaXRzL253cC92MS9ud3AucHJvdG8SDnBlcm1pdHMubndwLnYxIuwCCgxQcm9qZWN0SW5wdXQSDQoFc3RhdGUYASABKAkSEAoIZGlzdHJpY3QYAiABKAkSEAoIYWN0aXZpdHkYAyABKAkSHQoVYXF1YXRpY19yZXNvdXJjZV90eXBlGAQgASgJEiMKFnBlcm1hbmVudF9pbXBhY3RfYWNyZXMYBSABKAFIAIgBARIjChZ0ZW1wb3JhcnlfaW1wYWN0X2FjcmVzGAYgASgBSAGIAQESIwoWc3RyZWFtX2JlZF9saW5lYXJfZmVldBgHIAEoAUgCiAEBEhcKCnN0YXJ0X2RhdGUYCCABKAlIA4gBARIVCghlbmRfZGF0ZRgJIAEoCUgEiAEBQhkKF19wZXJtYW5lbnRfaW1wYWN0X2FjcmVzQhkKF190ZW1wb3JhcnlfaW1wYWN0X2FjcmVzQhkKF19zdHJlYW1fYmVkX2xpbmVhcl9mZWV0Qg0KC19zdGFydF9kYXRlQgsKCV9lbmRfZGF0ZSKHAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiEKGWZlZGVyYWxfcmVnaXN0ZXJfY2l0YXRpb24YAyABKAkSFgoOZWZmZWN0aXZlX2RhdGUYBCABKAkSEwoLZXhwaXJ5X2RhdGUYBSABKAkSEgoKc291cmNlX3VybBgGIAEoCSKrAQoGUmVhc29uEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyJ3CglDYW5kaWRhdGUSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhUKCGVsaWdpYmxlGAMgASgISACIAQESJwoHcmVhc29ucxgEIAMoCzIWLnBlcm1pdHMubndwLnYxLlJlYXNvbkILCglfZWxpZ2libGUiuwEKClBjblRyaWdnZXISFQoNcGVybWl0X251bWJlchgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAkSEwoLaW5wdXRfdmFsdWUYAyABKAkSEgoKc291cmNlX3VybBgEIAEoCRIxCgpjb25maWRlbmNlGAUgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgGIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzImwKA1BjbhIVCghyZXF1aXJlZBgBIAEoCEgAiAEBEhMKC3Jldmlld19kYXlzGAIgASgFEiwKCHRyaWdnZXJzGAMgAygLMhoucGVybWl0cy5ud3AudjEuUGNuVHJpZ2dlckILCglfcmVxdWlyZWQiVQoNRGlzdHJpY3RMYXllchIMCgRjb2RlGAEgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYAiABKAgSDAoEbmFtZRgDIAEoCRILCgN1cmwYBCABKAkiTQoKU3RhdGVMYXllchIMCgRjb2RlGAEgASgJEh4KFmNlcnRpZmljYXRpb25fY29tcGlsZWQYAiABKAgSEQoJY2VydGlmaWVyGAMgASgJIigKClByb3ZlbmFuY2USDQoFbGFiZWwYASABKAkSCwoDdXJsGAIgASgJIssCCg1EZXRlcm1pbmF0aW9uEigKB3ZlcmRpY3QYASABKA4yFy5wZXJtaXRzLm53cC52MS5WZXJkaWN0EhAKCGhlYWRsaW5lGAIgASgJEi0KCmNhbmRpZGF0ZXMYAyADKAsyGS5wZXJtaXRzLm53cC52MS5DYW5kaWRhdGUSIAoDcGNuGAQgASgLMhMucGVybWl0cy5ud3AudjEuUGNuEjUKDmRpc3RyaWN0X2xheWVyGAUgASgLMh0ucGVybWl0cy5ud3AudjEuRGlzdHJpY3RMYXllchIvCgtzdGF0ZV9sYXllchgGIAEoCzIaLnBlcm1pdHMubndwLnYxLlN0YXRlTGF5ZXISFQoNY292ZXJhZ2VfZ2FwcxgHIAMoCRIuCgpwcm92ZW5hbmNlGAggAygLMhoucGVybWl0cy5ud3AudjEuUHJvdmVuYW5jZSKoAQoFTGltaXQSDQoFdmFsdWUYASABKAESDAoEdW5pdBgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyLVAQoMUGNuQ29uZGl0aW9uEgwKBGtpbmQYASABKAkSFgoJdGhyZXNob2xkGAIgASgBSACIAQESDAoEdW5pdBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRISCgpzb3VyY2VfdXJsGAUgASgJEjEKCmNvbmZpZGVuY2UYBiABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAcgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXNCDAoKX3RocmVzaG9sZCKwAQoLUGVybWl0VGVybXMSDAoEaGVsZBgBIAEoCBIPCgdzdW1tYXJ5GAIgASgJEhcKCnNvdXJjZV91cmwYAyABKAlIAIgBARIxCgpjb25maWRlbmNlGAQgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgFIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzQg0KC19zb3VyY2VfdXJsIoMDCgZQZXJtaXQSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhIKCnNvdXJjZV91cmwYAyABKAkSMQoKY29uZmlkZW5jZRgEIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USLAoNYWNyZWFnZV9saW1pdBgFIAEoCzIVLnBlcm1pdHMubndwLnYxLkxpbWl0EjsKHHN0cmVhbV9iZWRfbGluZWFyX2ZlZXRfbGltaXQYBiABKAsyFS5wZXJtaXRzLm53cC52MS5MaW1pdBI0Cg5wY25fY29uZGl0aW9ucxgHIAMoCzIcLnBlcm1pdHMubndwLnYxLlBjbkNvbmRpdGlvbhINCgVub3RlcxgIIAMoCRIxCgxub3RpZmljYXRpb24YCSABKAsyGy5wZXJtaXRzLm53cC52MS5QZXJtaXRUZXJtcxIwCgtsaW1pdF90ZXJtcxgKIAEoCzIbLnBlcm1pdHMubndwLnYxLlBlcm1pdFRlcm1zIukBCghEaXN0cmljdBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIZGl2aXNpb24YAyABKAkSDgoGc3RhdGVzGAQgAygJEhYKDnJlZ3VsYXRvcnlfdXJsGAUgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYBiABKAgSGwoTcmVnaW9uYWxfY29uZGl0aW9ucxgHIAMoCRIRCgRub3RlGAggASgJSACIAQESMQoKY29uZmlkZW5jZRgJIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2VCBwoFX25vdGUiogIKElN0YXRlQ2VydGlmaWNhdGlvbhIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSHAoUY2VydGlmeWluZ19hdXRob3JpdHkYAyABKAkSHgoWY2VydGlmaWNhdGlvbl9jb21waWxlZBgEIAEoCBIaCg1hdXRob3JpdHlfdXJsGAUgASgJSACIAQESDQoFa25vd24YBiADKAkSFwoKc291cmNlX3VybBgHIAEoCUgBiAEBEjEKCmNvbmZpZGVuY2UYCCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhEKBG5vdGUYCSABKAlIAogBAUIQCg5fYXV0aG9yaXR5X3VybEINCgtfc291cmNlX3VybEIHCgVfbm90ZSJOCghBY3Rpdml0eRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRITCgtud3BfbnVtYmVycxgDIAMoBRISCgpjb25maWRlbmNlGAQgASgJIkEKEERldGVybWluZVJlcXVlc3QSLQoHcHJvamVjdBgBIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dCKgAQoRRGV0ZXJtaW5lUmVzcG9uc2USNAoNZGV0ZXJtaW5hdGlvbhgBIAEoCzIdLnBlcm1pdHMubndwLnYxLkRldGVybWluYXRpb24SKwoFaW5wdXQYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQSKAoHcnVsZXNldBgDIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQiTAoMQmF0Y2hQcm9qZWN0Eg0KBWluZGV4GAEgASgFEi0KB3Byb2plY3QYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQitwEKCUJhdGNoSXRlbRINCgVpbmRleBgBIAEoBRIKCgJvaxgCIAEoCBIrCgVpbnB1dBgDIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dBI0Cg1kZXRlcm1pbmF0aW9uGAQgASgLMh0ucGVybWl0cy5ud3AudjEuRGV0ZXJtaW5hdGlvbhIsCgVlcnJvchgFIAEoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkJhZFJlcXVlc3QiRwoVRGV0ZXJtaW5lQmF0Y2hSZXF1ZXN0Ei4KCHByb2plY3RzGAEgAygLMhwucGVybWl0cy5ud3AudjEuQmF0Y2hQcm9qZWN0ImwKFkRldGVybWluZUJhdGNoUmVzcG9uc2USKAoFaXRlbXMYASADKAsyGS5wZXJtaXRzLm53cC52MS5CYXRjaEl0ZW0SKAoHcnVsZXNldBgCIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQiFAoSTGlzdFBlcm1pdHNSZXF1ZXN0ImgKE0xpc3RQZXJtaXRzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSJwoHcGVybWl0cxgCIAMoCzIWLnBlcm1pdHMubndwLnYxLlBlcm1pdCIiChBHZXRQZXJtaXRSZXF1ZXN0Eg4KBm51bWJlchgBIAEoBSJlChFHZXRQZXJtaXRSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBImCgZwZXJtaXQYAiABKAsyFi5wZXJtaXRzLm53cC52MS5QZXJtaXQiFgoUTGlzdERpc3RyaWN0c1JlcXVlc3QibgoVTGlzdERpc3RyaWN0c1Jlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EisKCWRpc3RyaWN0cxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkRpc3RyaWN0IiIKEkdldERpc3RyaWN0UmVxdWVzdBIMCgRjb2RlGAEgASgJImsKE0dldERpc3RyaWN0UmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSKgoIZGlzdHJpY3QYAiABKAsyGC5wZXJtaXRzLm53cC52MS5EaXN0cmljdCIsChxHZXRTdGF0ZUNlcnRpZmljYXRpb25SZXF1ZXN0EgwKBGNvZGUYASABKAkihAEKHUdldFN0YXRlQ2VydGlmaWNhdGlvblJlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EjkKDWNlcnRpZmljYXRpb24YAiABKAsyIi5wZXJtaXRzLm53cC52MS5TdGF0ZUNlcnRpZmljYXRpb24iFwoVTGlzdEFjdGl2aXRpZXNSZXF1ZXN0InAKFkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSLAoKYWN0aXZpdGllcxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkFjdGl2aXR5IhQKEkdldENvdmVyYWdlUmVxdWVzdCJ0CghGYWN0SGVsZBIMCgRoZWxkGAEgASgIEicKBWJhc2lzGAIgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgDIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2UipAEKDlBlcm1pdENvdmVyYWdlEg4KBm51bWJlchgBIAEoBRINCgV0aXRsZRgCIAEoCRIvCg1hY3JlYWdlX2xpbWl0GAMgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSLgoMbm90aWZpY2F0aW9uGAQgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSEgoKcGNuX2Fsd2F5cxgFIAEoCCLLAQoTR2V0Q292ZXJhZ2VSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBIXCg9kYXRhc2V0X3ZlcnNpb24YAiABKAkSLAoFZmFjdHMYAyADKAsyHS5wZXJtaXRzLmNvbW1vbi52MS5CYXNpc0NvdW50EhIKCm51bGxfZmFjdHMYBCABKAUSLwoHcGVybWl0cxgFIAMoCzIeLnBlcm1pdHMubndwLnYxLlBlcm1pdENvdmVyYWdlKpkBCgdWZXJkaWN0EhcKE1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIWChJWRVJESUNUX05XUF9MSUtFTFkQARIYChRWRVJESUNUX05XUF9XSVRIX1BDThACEiQKIFZFUkRJQ1RfSU5ESVZJRFVBTF9QRVJNSVRfTElLRUxZEAMSHQoZVkVSRElDVF9JTlNVRkZJQ0lFTlRfREFUQRAEMs4GCgpOd3BTZXJ2aWNlElAKCURldGVybWluZRIgLnBlcm1pdHMubndwLnYxLkRldGVybWluZVJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVSZXNwb25zZRJfCg5EZXRlcm1pbmVCYXRjaBIlLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVzcG9uc2USVgoLTGlzdFBlcm1pdHMSIi5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1JlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1Jlc3BvbnNlElAKCUdldFBlcm1pdBIgLnBlcm1pdHMubndwLnYxLkdldFBlcm1pdFJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5HZXRQZXJtaXRSZXNwb25zZRJcCg1MaXN0RGlzdHJpY3RzEiQucGVybWl0cy5ud3AudjEuTGlzdERpc3RyaWN0c1JlcXVlc3QaJS5wZXJtaXRzLm53cC52MS5MaXN0RGlzdHJpY3RzUmVzcG9uc2USVgoLR2V0RGlzdHJpY3QSIi5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlc3BvbnNlEnQKFUdldFN0YXRlQ2VydGlmaWNhdGlvbhIsLnBlcm1pdHMubndwLnYxLkdldFN0YXRlQ2VydGlmaWNhdGlvblJlcXVlc3QaLS5wZXJtaXRzLm53cC52MS5HZXRTdGF0ZUNlcnRpZmljYXRpb25SZXNwb25zZRJfCg5MaXN0QWN0aXZpdGllcxIlLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USVgoLR2V0Q292ZXJhZ2USIi5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlc3BvbnNlYgZwcm90bzM", [file_permits_common_v1_common]);
+  fileDesc("ChhwZXJtaXRzL253cC92MS9ud3AucHJvdG8SDnBlcm1pdHMubndwLnYxIuwCCgxQcm9qZWN0SW5wdXQSDQoFc3RhdGUYASABKAkSEAoIZGlzdHJpY3QYAiABKAkSEAoIYWN0aXZpdHkYAyABKAkSHQoVYXF1YXRpY19yZXNvdXJjZV90eXBlGAQgASgJEiMKFnBlcm1hbmVudF9pbXBhY3RfYWNyZXMYBSABKAFIAIgBARIjChZ0ZW1wb3JhcnlfaW1wYWN0X2FjcmVzGAYgASgBSAGIAQESIwoWc3RyZWFtX2JlZF9saW5lYXJfZmVldBgHIAEoAUgCiAEBEhcKCnN0YXJ0X2RhdGUYCCABKAlIA4gBARIVCghlbmRfZGF0ZRgJIAEoCUgEiAEBQhkKF19wZXJtYW5lbnRfaW1wYWN0X2FjcmVzQhkKF190ZW1wb3JhcnlfaW1wYWN0X2FjcmVzQhkKF19zdHJlYW1fYmVkX2xpbmVhcl9mZWV0Qg0KC19zdGFydF9kYXRlQgsKCV9lbmRfZGF0ZSKHAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiEKGWZlZGVyYWxfcmVnaXN0ZXJfY2l0YXRpb24YAyABKAkSFgoOZWZmZWN0aXZlX2RhdGUYBCABKAkSEwoLZXhwaXJ5X2RhdGUYBSABKAkSEgoKc291cmNlX3VybBgGIAEoCSKrAQoGUmVhc29uEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyJ3CglDYW5kaWRhdGUSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhUKCGVsaWdpYmxlGAMgASgISACIAQESJwoHcmVhc29ucxgEIAMoCzIWLnBlcm1pdHMubndwLnYxLlJlYXNvbkILCglfZWxpZ2libGUiuwEKClBjblRyaWdnZXISFQoNcGVybWl0X251bWJlchgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAkSEwoLaW5wdXRfdmFsdWUYAyABKAkSEgoKc291cmNlX3VybBgEIAEoCRIxCgpjb25maWRlbmNlGAUgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgGIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzImwKA1BjbhIVCghyZXF1aXJlZBgBIAEoCEgAiAEBEhMKC3Jldmlld19kYXlzGAIgASgFEiwKCHRyaWdnZXJzGAMgAygLMhoucGVybWl0cy5ud3AudjEuUGNuVHJpZ2dlckILCglfcmVxdWlyZWQiVQoNRGlzdHJpY3RMYXllchIMCgRjb2RlGAEgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYAiABKAgSDAoEbmFtZRgDIAEoCRILCgN1cmwYBCABKAkiTQoKU3RhdGVMYXllchIMCgRjb2RlGAEgASgJEh4KFmNlcnRpZmljYXRpb25fY29tcGlsZWQYAiABKAgSEQoJY2VydGlmaWVyGAMgASgJIigKClByb3ZlbmFuY2USDQoFbGFiZWwYASABKAkSCwoDdXJsGAIgASgJIssCCg1EZXRlcm1pbmF0aW9uEigKB3ZlcmRpY3QYASABKA4yFy5wZXJtaXRzLm53cC52MS5WZXJkaWN0EhAKCGhlYWRsaW5lGAIgASgJEi0KCmNhbmRpZGF0ZXMYAyADKAsyGS5wZXJtaXRzLm53cC52MS5DYW5kaWRhdGUSIAoDcGNuGAQgASgLMhMucGVybWl0cy5ud3AudjEuUGNuEjUKDmRpc3RyaWN0X2xheWVyGAUgASgLMh0ucGVybWl0cy5ud3AudjEuRGlzdHJpY3RMYXllchIvCgtzdGF0ZV9sYXllchgGIAEoCzIaLnBlcm1pdHMubndwLnYxLlN0YXRlTGF5ZXISFQoNY292ZXJhZ2VfZ2FwcxgHIAMoCRIuCgpwcm92ZW5hbmNlGAggAygLMhoucGVybWl0cy5ud3AudjEuUHJvdmVuYW5jZSKoAQoFTGltaXQSDQoFdmFsdWUYASABKAESDAoEdW5pdBgCIAEoCRISCgpkZXJpdmF0aW9uGAMgASgJEhIKCnNvdXJjZV91cmwYBCABKAkSMQoKY29uZmlkZW5jZRgFIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USJwoFYmFzaXMYBiABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcyLVAQoMUGNuQ29uZGl0aW9uEgwKBGtpbmQYASABKAkSFgoJdGhyZXNob2xkGAIgASgBSACIAQESDAoEdW5pdBgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRISCgpzb3VyY2VfdXJsGAUgASgJEjEKCmNvbmZpZGVuY2UYBiABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAcgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXNCDAoKX3RocmVzaG9sZCKwAQoLUGVybWl0VGVybXMSDAoEaGVsZBgBIAEoCBIPCgdzdW1tYXJ5GAIgASgJEhcKCnNvdXJjZV91cmwYAyABKAlIAIgBARIxCgpjb25maWRlbmNlGAQgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRInCgViYXNpcxgFIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzQg0KC19zb3VyY2VfdXJsIoMDCgZQZXJtaXQSDgoGbnVtYmVyGAEgASgFEg0KBXRpdGxlGAIgASgJEhIKCnNvdXJjZV91cmwYAyABKAkSMQoKY29uZmlkZW5jZRgEIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USLAoNYWNyZWFnZV9saW1pdBgFIAEoCzIVLnBlcm1pdHMubndwLnYxLkxpbWl0EjsKHHN0cmVhbV9iZWRfbGluZWFyX2ZlZXRfbGltaXQYBiABKAsyFS5wZXJtaXRzLm53cC52MS5MaW1pdBI0Cg5wY25fY29uZGl0aW9ucxgHIAMoCzIcLnBlcm1pdHMubndwLnYxLlBjbkNvbmRpdGlvbhINCgVub3RlcxgIIAMoCRIxCgxub3RpZmljYXRpb24YCSABKAsyGy5wZXJtaXRzLm53cC52MS5QZXJtaXRUZXJtcxIwCgtsaW1pdF90ZXJtcxgKIAEoCzIbLnBlcm1pdHMubndwLnYxLlBlcm1pdFRlcm1zIukBCghEaXN0cmljdBIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIZGl2aXNpb24YAyABKAkSDgoGc3RhdGVzGAQgAygJEhYKDnJlZ3VsYXRvcnlfdXJsGAUgASgJEhsKE2NvbmRpdGlvbnNfY29tcGlsZWQYBiABKAgSGwoTcmVnaW9uYWxfY29uZGl0aW9ucxgHIAMoCRIRCgRub3RlGAggASgJSACIAQESMQoKY29uZmlkZW5jZRgJIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2VCBwoFX25vdGUiogIKElN0YXRlQ2VydGlmaWNhdGlvbhIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSHAoUY2VydGlmeWluZ19hdXRob3JpdHkYAyABKAkSHgoWY2VydGlmaWNhdGlvbl9jb21waWxlZBgEIAEoCBIaCg1hdXRob3JpdHlfdXJsGAUgASgJSACIAQESDQoFa25vd24YBiADKAkSFwoKc291cmNlX3VybBgHIAEoCUgBiAEBEjEKCmNvbmZpZGVuY2UYCCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhEKBG5vdGUYCSABKAlIAogBAUIQCg5fYXV0aG9yaXR5X3VybEINCgtfc291cmNlX3VybEIHCgVfbm90ZSJOCghBY3Rpdml0eRIKCgJpZBgBIAEoCRINCgVsYWJlbBgCIAEoCRITCgtud3BfbnVtYmVycxgDIAMoBRISCgpjb25maWRlbmNlGAQgASgJIkEKEERldGVybWluZVJlcXVlc3QSLQoHcHJvamVjdBgBIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dCKgAQoRRGV0ZXJtaW5lUmVzcG9uc2USNAoNZGV0ZXJtaW5hdGlvbhgBIAEoCzIdLnBlcm1pdHMubndwLnYxLkRldGVybWluYXRpb24SKwoFaW5wdXQYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQSKAoHcnVsZXNldBgDIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQiTAoMQmF0Y2hQcm9qZWN0Eg0KBWluZGV4GAEgASgFEi0KB3Byb2plY3QYAiABKAsyHC5wZXJtaXRzLm53cC52MS5Qcm9qZWN0SW5wdXQiqQIKCUJhdGNoSXRlbRINCgVpbmRleBgBIAEoBRIKCgJvaxgCIAEoCBIrCgVpbnB1dBgDIAEoCzIcLnBlcm1pdHMubndwLnYxLlByb2plY3RJbnB1dBI0Cg1kZXRlcm1pbmF0aW9uGAQgASgLMh0ucGVybWl0cy5ud3AudjEuRGV0ZXJtaW5hdGlvbhIsCgVlcnJvchgFIAEoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkJhZFJlcXVlc3QSIQoUc2hhcmVkX2NvdmVyYWdlX2dhcHMYBiABKAVIAIgBARIeChFzaGFyZWRfcHJvdmVuYW5jZRgHIAEoBUgBiAEBQhcKFV9zaGFyZWRfY292ZXJhZ2VfZ2Fwc0IUChJfc2hhcmVkX3Byb3ZlbmFuY2UiHwoPQ292ZXJhZ2VHYXBMaXN0EgwKBGdhcHMYASADKAkiPQoOUHJvdmVuYW5jZUxpc3QSKwoHZW50cmllcxgBIAMoCzIaLnBlcm1pdHMubndwLnYxLlByb3ZlbmFuY2UiXAoVRGV0ZXJtaW5lQmF0Y2hSZXF1ZXN0Ei4KCHByb2plY3RzGAEgAygLMhwucGVybWl0cy5ud3AudjEuQmF0Y2hQcm9qZWN0EhMKC3NoYXJlX2xpc3RzGAIgASgIIuYBChZEZXRlcm1pbmVCYXRjaFJlc3BvbnNlEigKBWl0ZW1zGAEgAygLMhkucGVybWl0cy5ud3AudjEuQmF0Y2hJdGVtEigKB3J1bGVzZXQYAiABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0Ej0KFHNoYXJlZF9jb3ZlcmFnZV9nYXBzGAMgAygLMh8ucGVybWl0cy5ud3AudjEuQ292ZXJhZ2VHYXBMaXN0EjkKEXNoYXJlZF9wcm92ZW5hbmNlGAQgAygLMh4ucGVybWl0cy5ud3AudjEuUHJvdmVuYW5jZUxpc3QiFAoSTGlzdFBlcm1pdHNSZXF1ZXN0ImgKE0xpc3RQZXJtaXRzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSJwoHcGVybWl0cxgCIAMoCzIWLnBlcm1pdHMubndwLnYxLlBlcm1pdCIiChBHZXRQZXJtaXRSZXF1ZXN0Eg4KBm51bWJlchgBIAEoBSJlChFHZXRQZXJtaXRSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBImCgZwZXJtaXQYAiABKAsyFi5wZXJtaXRzLm53cC52MS5QZXJtaXQiFgoUTGlzdERpc3RyaWN0c1JlcXVlc3QibgoVTGlzdERpc3RyaWN0c1Jlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EisKCWRpc3RyaWN0cxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkRpc3RyaWN0IiIKEkdldERpc3RyaWN0UmVxdWVzdBIMCgRjb2RlGAEgASgJImsKE0dldERpc3RyaWN0UmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSKgoIZGlzdHJpY3QYAiABKAsyGC5wZXJtaXRzLm53cC52MS5EaXN0cmljdCIsChxHZXRTdGF0ZUNlcnRpZmljYXRpb25SZXF1ZXN0EgwKBGNvZGUYASABKAkihAEKHUdldFN0YXRlQ2VydGlmaWNhdGlvblJlc3BvbnNlEigKB3J1bGVzZXQYASABKAsyFy5wZXJtaXRzLm53cC52MS5SdWxlc2V0EjkKDWNlcnRpZmljYXRpb24YAiABKAsyIi5wZXJtaXRzLm53cC52MS5TdGF0ZUNlcnRpZmljYXRpb24iFwoVTGlzdEFjdGl2aXRpZXNSZXF1ZXN0InAKFkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USKAoHcnVsZXNldBgBIAEoCzIXLnBlcm1pdHMubndwLnYxLlJ1bGVzZXQSLAoKYWN0aXZpdGllcxgCIAMoCzIYLnBlcm1pdHMubndwLnYxLkFjdGl2aXR5IhQKEkdldENvdmVyYWdlUmVxdWVzdCJ0CghGYWN0SGVsZBIMCgRoZWxkGAEgASgIEicKBWJhc2lzGAIgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgDIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2UipAEKDlBlcm1pdENvdmVyYWdlEg4KBm51bWJlchgBIAEoBRINCgV0aXRsZRgCIAEoCRIvCg1hY3JlYWdlX2xpbWl0GAMgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSLgoMbm90aWZpY2F0aW9uGAQgASgLMhgucGVybWl0cy5ud3AudjEuRmFjdEhlbGQSEgoKcGNuX2Fsd2F5cxgFIAEoCCLLAQoTR2V0Q292ZXJhZ2VSZXNwb25zZRIoCgdydWxlc2V0GAEgASgLMhcucGVybWl0cy5ud3AudjEuUnVsZXNldBIXCg9kYXRhc2V0X3ZlcnNpb24YAiABKAkSLAoFZmFjdHMYAyADKAsyHS5wZXJtaXRzLmNvbW1vbi52MS5CYXNpc0NvdW50EhIKCm51bGxfZmFjdHMYBCABKAUSLwoHcGVybWl0cxgFIAMoCzIeLnBlcm1pdHMubndwLnYxLlBlcm1pdENvdmVyYWdlKpkBCgdWZXJkaWN0EhcKE1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIWChJWRVJESUNUX05XUF9MSUtFTFkQARIYChRWRVJESUNUX05XUF9XSVRIX1BDThACEiQKIFZFUkRJQ1RfSU5ESVZJRFVBTF9QRVJNSVRfTElLRUxZEAMSHQoZVkVSRElDVF9JTlNVRkZJQ0lFTlRfREFUQRAEMs4GCgpOd3BTZXJ2aWNlElAKCURldGVybWluZRIgLnBlcm1pdHMubndwLnYxLkRldGVybWluZVJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5EZXRlcm1pbmVSZXNwb25zZRJfCg5EZXRlcm1pbmVCYXRjaBIlLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkRldGVybWluZUJhdGNoUmVzcG9uc2USVgoLTGlzdFBlcm1pdHMSIi5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1JlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5MaXN0UGVybWl0c1Jlc3BvbnNlElAKCUdldFBlcm1pdBIgLnBlcm1pdHMubndwLnYxLkdldFBlcm1pdFJlcXVlc3QaIS5wZXJtaXRzLm53cC52MS5HZXRQZXJtaXRSZXNwb25zZRJcCg1MaXN0RGlzdHJpY3RzEiQucGVybWl0cy5ud3AudjEuTGlzdERpc3RyaWN0c1JlcXVlc3QaJS5wZXJtaXRzLm53cC52MS5MaXN0RGlzdHJpY3RzUmVzcG9uc2USVgoLR2V0RGlzdHJpY3QSIi5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXREaXN0cmljdFJlc3BvbnNlEnQKFUdldFN0YXRlQ2VydGlmaWNhdGlvbhIsLnBlcm1pdHMubndwLnYxLkdldFN0YXRlQ2VydGlmaWNhdGlvblJlcXVlc3QaLS5wZXJtaXRzLm53cC52MS5HZXRTdGF0ZUNlcnRpZmljYXRpb25SZXNwb25zZRJfCg5MaXN0QWN0aXZpdGllcxIlLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVxdWVzdBomLnBlcm1pdHMubndwLnYxLkxpc3RBY3Rpdml0aWVzUmVzcG9uc2USVgoLR2V0Q292ZXJhZ2USIi5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlcXVlc3QaIy5wZXJtaXRzLm53cC52MS5HZXRDb3ZlcmFnZVJlc3BvbnNlYgZwcm90bzM", [file_permits_common_v1_common]);
 
 /**
  * One project's impact. Identifiers are text so an unknown one can be reported with the valid set.
@@ -851,6 +851,23 @@ export type BatchItem = Message<"permits.nwp.v1.BatchItem"> & {
    * @generated from field: permits.common.v1.BadRequest error = 5;
    */
   error?: BadRequest | undefined;
+
+  /**
+   * When set (asked for with DetermineBatchRequest.share_lists), this item's
+   * determination.coverage_gaps are DetermineBatchResponse.shared_coverage_gaps[n].gaps, and are
+   * left empty in the determination.
+   *
+   * @generated from field: optional int32 shared_coverage_gaps = 6;
+   */
+  sharedCoverageGaps?: number | undefined;
+
+  /**
+   * When set (likewise), this item's determination.provenance is
+   * DetermineBatchResponse.shared_provenance[n].entries, and is left empty in the determination.
+   *
+   * @generated from field: optional int32 shared_provenance = 7;
+   */
+  sharedProvenance?: number | undefined;
 };
 
 /**
@@ -861,6 +878,44 @@ export const BatchItemSchema: GenMessage<BatchItem> = /*@__PURE__*/
   messageDesc(file_permits_nwp_v1_nwp, 20);
 
 /**
+ * The coverage gaps of one or more determinations of a batch, sent once.
+ *
+ * @generated from message permits.nwp.v1.CoverageGapList
+ */
+export type CoverageGapList = Message<"permits.nwp.v1.CoverageGapList"> & {
+  /**
+   * @generated from field: repeated string gaps = 1;
+   */
+  gaps: string[];
+};
+
+/**
+ * Describes the message permits.nwp.v1.CoverageGapList.
+ * Use `create(CoverageGapListSchema)` to create a new message.
+ */
+export const CoverageGapListSchema: GenMessage<CoverageGapList> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 21);
+
+/**
+ * The provenance of one or more determinations of a batch, sent once.
+ *
+ * @generated from message permits.nwp.v1.ProvenanceList
+ */
+export type ProvenanceList = Message<"permits.nwp.v1.ProvenanceList"> & {
+  /**
+   * @generated from field: repeated permits.nwp.v1.Provenance entries = 1;
+   */
+  entries: Provenance[];
+};
+
+/**
+ * Describes the message permits.nwp.v1.ProvenanceList.
+ * Use `create(ProvenanceListSchema)` to create a new message.
+ */
+export const ProvenanceListSchema: GenMessage<ProvenanceList> = /*@__PURE__*/
+  messageDesc(file_permits_nwp_v1_nwp, 22);
+
+/**
  * @generated from message permits.nwp.v1.DetermineBatchRequest
  */
 export type DetermineBatchRequest = Message<"permits.nwp.v1.DetermineBatchRequest"> & {
@@ -868,6 +923,15 @@ export type DetermineBatchRequest = Message<"permits.nwp.v1.DetermineBatchReques
    * @generated from field: repeated permits.nwp.v1.BatchProject projects = 1;
    */
   projects: BatchProject[];
+
+  /**
+   * True: answer with each distinct coverage-gap and provenance list once
+   * (DetermineBatchResponse.shared_coverage_gaps, shared_provenance). False (a caller that predates
+   * them): every determination carries its own lists, as before.
+   *
+   * @generated from field: bool share_lists = 2;
+   */
+  shareLists: boolean;
 };
 
 /**
@@ -875,7 +939,7 @@ export type DetermineBatchRequest = Message<"permits.nwp.v1.DetermineBatchReques
  * Use `create(DetermineBatchRequestSchema)` to create a new message.
  */
 export const DetermineBatchRequestSchema: GenMessage<DetermineBatchRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 21);
+  messageDesc(file_permits_nwp_v1_nwp, 23);
 
 /**
  * @generated from message permits.nwp.v1.DetermineBatchResponse
@@ -890,6 +954,21 @@ export type DetermineBatchResponse = Message<"permits.nwp.v1.DetermineBatchRespo
    * @generated from field: permits.nwp.v1.Ruleset ruleset = 2;
    */
   ruleset?: Ruleset | undefined;
+
+  /**
+   * The distinct coverage-gap and provenance lists of the items' determinations, in order of first
+   * use; items point at them (BatchItem.shared_coverage_gaps, shared_provenance). Most projects of
+   * a batch share them (same district, state and permits), so each is encoded, sent and decoded
+   * once per batch instead of once per item.
+   *
+   * @generated from field: repeated permits.nwp.v1.CoverageGapList shared_coverage_gaps = 3;
+   */
+  sharedCoverageGaps: CoverageGapList[];
+
+  /**
+   * @generated from field: repeated permits.nwp.v1.ProvenanceList shared_provenance = 4;
+   */
+  sharedProvenance: ProvenanceList[];
 };
 
 /**
@@ -897,7 +976,7 @@ export type DetermineBatchResponse = Message<"permits.nwp.v1.DetermineBatchRespo
  * Use `create(DetermineBatchResponseSchema)` to create a new message.
  */
 export const DetermineBatchResponseSchema: GenMessage<DetermineBatchResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 22);
+  messageDesc(file_permits_nwp_v1_nwp, 24);
 
 /**
  * @generated from message permits.nwp.v1.ListPermitsRequest
@@ -910,7 +989,7 @@ export type ListPermitsRequest = Message<"permits.nwp.v1.ListPermitsRequest"> & 
  * Use `create(ListPermitsRequestSchema)` to create a new message.
  */
 export const ListPermitsRequestSchema: GenMessage<ListPermitsRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 23);
+  messageDesc(file_permits_nwp_v1_nwp, 25);
 
 /**
  * @generated from message permits.nwp.v1.ListPermitsResponse
@@ -932,7 +1011,7 @@ export type ListPermitsResponse = Message<"permits.nwp.v1.ListPermitsResponse"> 
  * Use `create(ListPermitsResponseSchema)` to create a new message.
  */
 export const ListPermitsResponseSchema: GenMessage<ListPermitsResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 24);
+  messageDesc(file_permits_nwp_v1_nwp, 26);
 
 /**
  * @generated from message permits.nwp.v1.GetPermitRequest
@@ -949,7 +1028,7 @@ export type GetPermitRequest = Message<"permits.nwp.v1.GetPermitRequest"> & {
  * Use `create(GetPermitRequestSchema)` to create a new message.
  */
 export const GetPermitRequestSchema: GenMessage<GetPermitRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 25);
+  messageDesc(file_permits_nwp_v1_nwp, 27);
 
 /**
  * @generated from message permits.nwp.v1.GetPermitResponse
@@ -971,7 +1050,7 @@ export type GetPermitResponse = Message<"permits.nwp.v1.GetPermitResponse"> & {
  * Use `create(GetPermitResponseSchema)` to create a new message.
  */
 export const GetPermitResponseSchema: GenMessage<GetPermitResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 26);
+  messageDesc(file_permits_nwp_v1_nwp, 28);
 
 /**
  * @generated from message permits.nwp.v1.ListDistrictsRequest
@@ -984,7 +1063,7 @@ export type ListDistrictsRequest = Message<"permits.nwp.v1.ListDistrictsRequest"
  * Use `create(ListDistrictsRequestSchema)` to create a new message.
  */
 export const ListDistrictsRequestSchema: GenMessage<ListDistrictsRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 27);
+  messageDesc(file_permits_nwp_v1_nwp, 29);
 
 /**
  * @generated from message permits.nwp.v1.ListDistrictsResponse
@@ -1006,7 +1085,7 @@ export type ListDistrictsResponse = Message<"permits.nwp.v1.ListDistrictsRespons
  * Use `create(ListDistrictsResponseSchema)` to create a new message.
  */
 export const ListDistrictsResponseSchema: GenMessage<ListDistrictsResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 28);
+  messageDesc(file_permits_nwp_v1_nwp, 30);
 
 /**
  * @generated from message permits.nwp.v1.GetDistrictRequest
@@ -1023,7 +1102,7 @@ export type GetDistrictRequest = Message<"permits.nwp.v1.GetDistrictRequest"> & 
  * Use `create(GetDistrictRequestSchema)` to create a new message.
  */
 export const GetDistrictRequestSchema: GenMessage<GetDistrictRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 29);
+  messageDesc(file_permits_nwp_v1_nwp, 31);
 
 /**
  * @generated from message permits.nwp.v1.GetDistrictResponse
@@ -1045,7 +1124,7 @@ export type GetDistrictResponse = Message<"permits.nwp.v1.GetDistrictResponse"> 
  * Use `create(GetDistrictResponseSchema)` to create a new message.
  */
 export const GetDistrictResponseSchema: GenMessage<GetDistrictResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 30);
+  messageDesc(file_permits_nwp_v1_nwp, 32);
 
 /**
  * @generated from message permits.nwp.v1.GetStateCertificationRequest
@@ -1062,7 +1141,7 @@ export type GetStateCertificationRequest = Message<"permits.nwp.v1.GetStateCerti
  * Use `create(GetStateCertificationRequestSchema)` to create a new message.
  */
 export const GetStateCertificationRequestSchema: GenMessage<GetStateCertificationRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 31);
+  messageDesc(file_permits_nwp_v1_nwp, 33);
 
 /**
  * @generated from message permits.nwp.v1.GetStateCertificationResponse
@@ -1084,7 +1163,7 @@ export type GetStateCertificationResponse = Message<"permits.nwp.v1.GetStateCert
  * Use `create(GetStateCertificationResponseSchema)` to create a new message.
  */
 export const GetStateCertificationResponseSchema: GenMessage<GetStateCertificationResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 32);
+  messageDesc(file_permits_nwp_v1_nwp, 34);
 
 /**
  * @generated from message permits.nwp.v1.ListActivitiesRequest
@@ -1097,7 +1176,7 @@ export type ListActivitiesRequest = Message<"permits.nwp.v1.ListActivitiesReques
  * Use `create(ListActivitiesRequestSchema)` to create a new message.
  */
 export const ListActivitiesRequestSchema: GenMessage<ListActivitiesRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 33);
+  messageDesc(file_permits_nwp_v1_nwp, 35);
 
 /**
  * @generated from message permits.nwp.v1.ListActivitiesResponse
@@ -1119,7 +1198,7 @@ export type ListActivitiesResponse = Message<"permits.nwp.v1.ListActivitiesRespo
  * Use `create(ListActivitiesResponseSchema)` to create a new message.
  */
 export const ListActivitiesResponseSchema: GenMessage<ListActivitiesResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 34);
+  messageDesc(file_permits_nwp_v1_nwp, 36);
 
 /**
  * @generated from message permits.nwp.v1.GetCoverageRequest
@@ -1132,7 +1211,7 @@ export type GetCoverageRequest = Message<"permits.nwp.v1.GetCoverageRequest"> & 
  * Use `create(GetCoverageRequestSchema)` to create a new message.
  */
 export const GetCoverageRequestSchema: GenMessage<GetCoverageRequest> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 35);
+  messageDesc(file_permits_nwp_v1_nwp, 37);
 
 /**
  * One fact of a permit: held or not (null), and on which basis.
@@ -1161,7 +1240,7 @@ export type FactHeld = Message<"permits.nwp.v1.FactHeld"> & {
  * Use `create(FactHeldSchema)` to create a new message.
  */
 export const FactHeldSchema: GenMessage<FactHeld> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 36);
+  messageDesc(file_permits_nwp_v1_nwp, 38);
 
 /**
  * @generated from message permits.nwp.v1.PermitCoverage
@@ -1200,7 +1279,7 @@ export type PermitCoverage = Message<"permits.nwp.v1.PermitCoverage"> & {
  * Use `create(PermitCoverageSchema)` to create a new message.
  */
 export const PermitCoverageSchema: GenMessage<PermitCoverage> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 37);
+  messageDesc(file_permits_nwp_v1_nwp, 39);
 
 /**
  * @generated from message permits.nwp.v1.GetCoverageResponse
@@ -1239,7 +1318,7 @@ export type GetCoverageResponse = Message<"permits.nwp.v1.GetCoverageResponse"> 
  * Use `create(GetCoverageResponseSchema)` to create a new message.
  */
 export const GetCoverageResponseSchema: GenMessage<GetCoverageResponse> = /*@__PURE__*/
-  messageDesc(file_permits_nwp_v1_nwp, 38);
+  messageDesc(file_permits_nwp_v1_nwp, 40);
 
 /**
  * @generated from enum permits.nwp.v1.Verdict
