@@ -101,7 +101,9 @@ describe("GET /docs over inject()", () => {
       expect(res.json().error.code).toBe("not_found");
       expect(res.json().request_id).toBe(res.headers["x-request-id"]);
     }
-    const index = (await get("/api/v1")).json().data.endpoints.map((e: { path: string }) => e.path);
+    const discovery = (await get("/api/v1")).json().data;
+    expect(discovery.docs).toBe("/docs"); // linked from the index, as a page
+    const index = discovery.endpoints.map((e: { path: string }) => e.path);
     expect(index).toContain("/api/v1/determine");
     expect(index.filter((p: string) => p.startsWith("/docs"))).toEqual([]);
     expect(Object.keys(((await get("/api/openapi")).json() as OpenApi).paths).filter((p) => p.startsWith("/docs"))).toEqual([]);

@@ -36,7 +36,7 @@ export function pricingHtml(pricing: typeof PRICING = PRICING): string {
 ${sections.join("\n")}
 <h2>How to get a key</h2>
 <ul>${pricing.howToGetAKey.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>
-<p>The same data as JSON: <a href="/api/v1/pricing">/api/v1/pricing</a>. The API reference: <a href="/api/openapi">/api/openapi</a>.</p>
+<p>The same data as JSON: <a href="/api/v1/pricing">/api/v1/pricing</a>. The API reference: <a href="/docs">/docs</a> (OpenAPI: <a href="/api/openapi">/api/openapi</a>).</p>
 </body></html>
 `;
 }

@@ -6,6 +6,7 @@ import { buildOpenApi } from "./openapi.js";
 import { PRICING } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
+import { DOCS_PATH } from "./docs-page.js";
 
 export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
   const meta = (url: string, summary: string, handler: RouteSpec["handler"]): RouteSpec => ({
@@ -27,6 +28,8 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
     name: "Permit Determination API",
     version: "1.0.0",
     openapi: "/api/openapi",
+    // The reference page rendered from it (docs-page.ts): a page, not an endpoint, so not listed below.
+    docs: DOCS_PATH,
     pricing: "/api/v1/pricing",
     mcp: { url: "/mcp", transport: "streamable-http", note: "The same capabilities as tools for AI agents, under the same keys and tiers." },
     endpoints: all.map((r) => ({
