@@ -181,12 +181,17 @@ export async function startDistributed(env: Record<string, string> = {}, root = 
  */
 export async function startRedisServer(port: number, extraArgs: string[] = []): Promise<ChildProcess> {
   const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], { stdio: "ignore" });
-  await waitFor(async () => {
-    const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
-    c.on("error", () => {});
-    await c.connect();
-    await c.close();
-    return true;
-  }, 10_000, "redis-server");
+  try {
+    await waitFor(async () => {
+      const c = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+      c.on("error", () => {});
+      await c.connect();
+      await c.close();
+      return true;
+    }, 10_000, "redis-server");
+  } catch (e) {
+    server.kill("SIGKILL"); // never ready: leave no stray server behind the failing test
+    throw e;
+  }
   return server;
 }
