@@ -33,6 +33,9 @@ describe("invalid configuration", () => {
     ["services/ratelimit/dist/main.js", { PORT: "17999", INTERNAL_TOKENS: "gw:root:0123456789abcdef0123456789" }, /INTERNAL_TOKENS: entry 1 \(gw\): unknown scope root/],
     ["services/nwp/dist/main.js", { PORT: "17999", INTERNAL_TOKENS: "gw:engine:short" }, /INTERNAL_TOKENS: entry 1 \(gw\): the token must be at least 24/],
     ["gateway/dist/main.js", { STORMWATER_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: "" }, /GATEWAY_TOKEN: required to call remote services \(STORMWATER_URL\)/],
+    // Tracing: a value the OpenTelemetry SDK would ignore, exporting nothing.
+    ["gateway/dist/main.js", { OTEL_TRACES_EXPORTER: "jaeger" }, /OTEL_TRACES_EXPORTER: unknown exporter "jaeger"/],
+    ["services/nwp/dist/main.js", { PORT: "17999", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "thrift" }, /OTEL_EXPORTER_OTLP_PROTOCOL: unknown protocol "thrift"/],
   ];
   for (const [script, env, name] of cases) {
     it(`${script.split("/")[1]} exits 1 naming ${name.source}`, () => {

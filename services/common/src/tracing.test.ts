@@ -137,4 +137,12 @@ describe("tracingRequested", () => {
     expect(tracingRequested(env)).toBe(expected);
     if (!expected) expect(await startTracing("t", env)).toBeUndefined();
   });
+
+  it("refuses, naming the variable, a value the SDK would silently ignore", () => {
+    expect(() => tracingRequested({ OTEL_TRACES_EXPORTER: "otpl" })).toThrow('invalid configuration: OTEL_TRACES_EXPORTER: unknown exporter "otpl" (one of otlp, console, zipkin, none)');
+    expect(() => tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "http/xml" })).toThrow(
+      'invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL: unknown protocol "http/xml" (one of http/protobuf, http/json, grpc)',
+    );
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" })).toBe(true);
+  });
 });

@@ -21,11 +21,25 @@ import {
 } from "@opentelemetry/api";
 import type { NodeSDKConfiguration } from "@opentelemetry/sdk-node";
 import { Code, ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
+import { ConfigError } from "./config.js";
 
-/** Whether the environment asks for traces: an OTLP endpoint or an exporter other than `none`. */
+/** The exporters and OTLP protocols the Node SDK knows; anything else would silently export nothing. */
+const EXPORTERS = ["otlp", "console", "zipkin", "none"];
+const PROTOCOLS = ["http/protobuf", "http/json", "grpc"];
+
+/**
+ * Whether the environment asks for traces: an OTLP endpoint or an exporter other than `none`.
+ * A value the SDK would ignore (a misspelt exporter or protocol) is a configuration error.
+ */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
   const exporters = (env.OTEL_TRACES_EXPORTER ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = exporters.filter((e) => !EXPORTERS.includes(e));
+  if (unknown.length > 0) throw new ConfigError(`invalid configuration: OTEL_TRACES_EXPORTER: unknown exporter ${unknown.map((e) => JSON.stringify(e)).join(", ")} (one of ${EXPORTERS.join(", ")})`);
+  for (const name of ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]) {
+    const protocol = env[name]?.trim();
+    if (protocol && !PROTOCOLS.includes(protocol)) throw new ConfigError(`invalid configuration: ${name}: unknown protocol ${JSON.stringify(protocol)} (one of ${PROTOCOLS.join(", ")})`);
+  }
   if (exporters.length > 0) return !exporters.every((e) => e === "none");
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
