@@ -1,15 +1,13 @@
 // One interceptor chain on every path a call can take: connect-node's adapter (Connect, gRPC,
 // gRPC-Web; HTTP/1.1 and HTTP/2), the lean unary path, each call of a coalesced exchange, and the
 // direct transport; with the caller's chain around each of them.
-import http2 from "node:http2";
-import type net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient, type HandlerContext, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { RateLimitService, type GetUsageRequest } from "@permits/proto/ratelimit/v1/ratelimit";
 import { createDirectTransport, directRoute } from "./direct-transport.js";
 import { createH2Transport } from "./h2-transport.js";
-import { leanUnary } from "./lean-unary.js";
+import { countingLeanServer, type CountingServer } from "./test-support.js";
 import { createLogger } from "./logger.js";
 import { withInterceptors } from "./pipeline.js";
 import { serve, type RunningService } from "./serve.js";
@@ -70,22 +68,10 @@ const sendToken: Interceptor = (next) => async (req) => {
 
 let served: RunningService;
 let guarded: RunningService;
-let counting: { url: string; streams: () => number; server: http2.Http2Server; sessions: Set<http2.Http2Session> };
+let counting: CountingServer;
 
 /** A lean-path server that counts HTTP/2 streams, to tell a coalesced exchange from lone calls. */
-async function countingServer(interceptors: Interceptor[]) {
-  const server = http2.createServer();
-  const handle = leanUnary([{ service: RateLimitService, impl }], { logger, shutdownSignal: new AbortController().signal, interceptors });
-  let streams = 0;
-  const sessions = new Set<http2.Http2Session>();
-  server.on("session", (s) => sessions.add(s));
-  server.on("stream", (stream, headers) => {
-    streams++;
-    if (!handle(stream, headers)) stream.respond({ ":status": 404 }, { endStream: true });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, streams: () => streams, server, sessions };
-}
+const countingServer = (interceptors: Interceptor[]) => countingLeanServer([{ service: RateLimitService, impl }], interceptors, logger);
 
 beforeAll(async () => {
   served = await serve({ name: "t", services: [{ service: RateLimitService, impl }], host: "127.0.0.1", port: 0, logger, interceptors: [recorder("server")], shutdownGraceMs: 200 });
@@ -95,8 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await served.close();
   await guarded.close();
-  for (const s of counting.sessions) s.destroy();
-  await new Promise((r) => counting.server.close(r));
+  await counting.close();
 });
 
 /** Every path, as the transport a caller holds, against a server whose chain is `server`. */
@@ -185,8 +170,7 @@ describe("a coalesced exchange", () => {
     ]);
     expect(s.streams() - before).toBe(1);
     expect([refused, admitted.policy]).toEqual([Code.Unauthenticated, "a"]);
-    for (const x of s.sessions) x.destroy();
-    s.server.close();
+    await s.close();
   });
 
   it("answers each call when it is done: a deadline ends its call alone, and a slow call holds up no other", async () => {

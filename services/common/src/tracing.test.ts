@@ -1,7 +1,5 @@
 // RPC spans on every path a call can take: the client span's context travels in the call's own
 // `traceparent`, and the service's span is its child, also for each call of a coalesced exchange.
-import http2 from "node:http2";
-import type net from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace";
@@ -10,7 +8,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { RateLimitService, type GetUsageRequest } from "@permits/proto/ratelimit/v1/ratelimit";
 import { createDirectTransport, directRoute } from "./direct-transport.js";
 import { createH2Transport } from "./h2-transport.js";
-import { leanUnary } from "./lean-unary.js";
+import { countingLeanServer, type CountingServer } from "./test-support.js";
 import { createLogger } from "./logger.js";
 import { withInterceptors } from "./pipeline.js";
 import { serve, type RunningService } from "./serve.js";
@@ -30,28 +28,17 @@ const impl = {
 };
 
 let served: RunningService;
-let lean: { url: string; streams: () => number; server: http2.Http2Server; sessions: Set<http2.Http2Session> };
+let lean: CountingServer;
 
 beforeAll(async () => {
   tracing = (await startTracing("t", {}, { spanProcessors: [processor] }))!;
   served = await serve({ name: "t", services: [{ service: RateLimitService, impl }], host: "127.0.0.1", port: 0, logger, interceptors: [tracing.server], shutdownGraceMs: 200 });
   // The lean path alone, counting HTTP/2 streams to tell a coalesced exchange from lone calls.
-  const server = http2.createServer();
-  const handle = leanUnary([{ service: RateLimitService, impl }], { logger, shutdownSignal: new AbortController().signal, interceptors: [tracing.server] });
-  let streams = 0;
-  const sessions = new Set<http2.Http2Session>();
-  server.on("session", (s) => sessions.add(s));
-  server.on("stream", (stream, headers) => {
-    streams++;
-    if (!handle(stream, headers)) stream.respond({ ":status": 404 }, { endStream: true });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  lean = { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, streams: () => streams, server, sessions };
+  lean = await countingLeanServer([{ service: RateLimitService, impl }], [tracing.server], logger);
 });
 afterAll(async () => {
   await served.close();
-  for (const s of lean.sessions) s.destroy();
-  await new Promise((r) => lean.server.close(r));
+  await lean.close();
   await tracing.shutdown();
 });
 beforeEach(() => exporter.reset());
