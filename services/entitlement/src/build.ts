@@ -12,7 +12,9 @@ export async function build(ctx: BuildContext): Promise<BuiltService<typeof Enti
   } catch (e) {
     throw new ConfigError(`invalid configuration: ${(e as Error).message}`);
   }
-  const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock });
+  // Started while Redis is away, it serves as during any Redis outage (keyed calls answered
+  // Unavailable, retryable) instead of waiting: a restart or a rollout then never hangs on Redis.
+  const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock, waitForRedis: false });
   const observer = ctx.metrics ? providerMetrics(ctx.metrics) : undefined;
   return { service: EntitlementService, impl: createEntitlementService({ ...deps, observer }), ready: deps.ready, close: deps.close };
 }

@@ -122,9 +122,11 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
   return { store, sandboxKey, legacySecret, provider, warnings };
 }
 
-export async function openStore(config: EntitlementConfig, logger?: Logger): Promise<EntitlementStore> {
+/** `waitForRedis: false` returns before Redis answers (see RedisStore.connect). */
+export async function openStore(config: EntitlementConfig, logger?: Logger, waitForRedis = true): Promise<EntitlementStore> {
   if (config.store.backend === "lmdb") return LmdbStore.open(config.store.stateDir);
   return RedisStore.connect({
+    waitForConnection: waitForRedis,
     url: config.store.url,
     prefix: config.store.prefix,
     timeoutMs: config.store.timeoutMs,
@@ -149,11 +151,12 @@ export interface EntitlementDeps extends EntitlementServiceDeps {
 /** Reads and validates the environment, opens the store and builds the provider. */
 export async function createEntitlementDeps(
   env: Env = process.env,
-  options: { logger?: Logger; clock?: Clock } = {},
+  /** `waitForRedis: false`: a service that starts while Redis is away (build.ts). */
+  options: { logger?: Logger; clock?: Clock; waitForRedis?: boolean } = {},
 ): Promise<EntitlementDeps> {
   const config = loadEntitlementConfig(env);
   for (const w of config.warnings) options.logger?.warn(w);
-  const store = await openStore(config, options.logger);
+  const store = await openStore(config, options.logger, options.waitForRedis);
   return {
     config,
     store,

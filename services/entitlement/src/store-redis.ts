@@ -24,6 +24,12 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
   /** Told about connection errors; never given the URL, which may hold a password. */
   onError?: (err: Error) => void;
+  /**
+   * False: return at once and connect in the background (a service starts while Redis is away,
+   * and its commands fail fast until Redis answers, as in any later outage). True (the default,
+   * for the keys CLI): wait for the first connection.
+   */
+  waitForConnection?: boolean;
 }
 
 export class RedisStore implements EntitlementStore {
@@ -51,7 +57,9 @@ export class RedisStore implements EntitlementStore {
     });
     // Without a listener node-redis would crash the process on a dropped connection.
     client.on("error", (err: Error) => options.onError?.(err));
-    await client.connect();
+    const connecting = client.connect();
+    if (options.waitForConnection === false) connecting.catch(() => {}); // reported through onError
+    else await connecting;
     return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
