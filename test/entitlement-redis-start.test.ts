@@ -1,5 +1,5 @@
 // An entitlement service started while its Redis is away serves at once, as during any later
-// Redis outage: a well-formed key is refused as retryable (Unavailable), the sandbox key and anonymous
+// Redis outage: a well-formed key and the operator's calls are refused as retryable (Unavailable), the sandbox key and anonymous
 // callers are served, and once Redis answers keys are issued and recognised. (It used to wait for
 // Redis before listening, so a restart or a rollout during an outage never became ready.)
 import type { ChildProcess } from "node:child_process";
@@ -36,6 +36,9 @@ it("listens without Redis, refuses keyed calls as retryable, serves the sandbox 
   const sandbox = await client.authenticate({ surface: Surface.NWP, apiKey: "svc_sandbox_public", clientIp: "203.0.113.9" });
   expect(sandbox.principal?.tier).toBe(Tier.SANDBOX);
   expect(await outcome(client.authenticate({ surface: Surface.STORMWATER, apiKey: "svc_live_0123456789ABCDEFGHIJabcdefghij0123456789", clientIp: "203.0.113.9" }))).toBe("Unavailable");
+  // The operator's calls too: an outage of the store is retryable, not an internal error.
+  expect(await outcome(client.issueKey({ kind: KeyKind.TEST, label: "while away" }))).toBe("Unavailable");
+  expect(await outcome(client.listKeys({}))).toBe("Unavailable");
 
   redis = await startRedisServer(redisPort);
   // The client reconnects on its own (back-off up to 3 s).

@@ -13,11 +13,11 @@ import {
 import type { Clock } from "@permits/common/clock";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import type { Logger } from "pino";
-import { Authenticator } from "./authenticate.js";
+import { Authenticator, keyStoreUnavailableError } from "./authenticate.js";
 import { deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, SUBSCRIPTION_ID_RE } from "./keys.js";
 import type { ProviderObserver } from "./provider-metrics.js";
 import type { PaymentProvider } from "./provider.js";
-import type { EntitlementStore, LocalSubscriptionStatus, StoredKey } from "./store.js";
+import { StoreUnavailableError, type EntitlementStore, type LocalSubscriptionStatus, type StoredKey } from "./store.js";
 
 export interface EntitlementServiceDeps {
   store: EntitlementStore;
@@ -72,6 +72,15 @@ function toLocalStatus(status: SubscriptionStatus): LocalSubscriptionStatus {
           knownValues: ["active", "trialing", "canceled"],
         },
       ]);
+  }
+}
+
+/** A store call whose failure to reach the store is a retryable Unavailable, not an Internal error. */
+async function fromStore<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw e instanceof StoreUnavailableError ? keyStoreUnavailableError() : e;
   }
 }
 
@@ -135,17 +144,17 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
         createdAt: now(),
         revokedAt: null,
       };
-      await deps.store.insertKey(stored);
+      await fromStore(deps.store.insertKey(stored));
       log?.info({ keyId: stored.id, kind, plan }, "api key issued");
       return { key: toApiKey(stored), secret };
     },
 
     async listKeys() {
-      return { keys: (await deps.store.listKeys()).map(toApiKey) };
+      return { keys: (await fromStore(deps.store.listKeys())).map(toApiKey) };
     },
 
     async revokeKey(req) {
-      const revoked = req.id ? await deps.store.revokeKey(req.id, now()) : undefined;
+      const revoked = req.id ? await fromStore(deps.store.revokeKey(req.id, now())) : undefined;
       if (!revoked) throw resourceNotFound("No API key has that id.", "key", req.id, []);
       log?.info({ keyId: revoked.id }, "api key revoked");
       return { key: toApiKey(revoked) };
@@ -160,7 +169,7 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
       }
       checkSubscriptionId("subscription_id", req.subscriptionId);
       const status = toLocalStatus(req.status);
-      await deps.store.setSubscription(req.subscriptionId, status);
+      await fromStore(deps.store.setSubscription(req.subscriptionId, status));
       log?.info({ subscription: fingerprint(req.subscriptionId), status }, "local subscription set");
       return {};
     },

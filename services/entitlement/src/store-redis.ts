@@ -3,11 +3,12 @@
 //   <prefix>keys    id      -> JSON StoredKey
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
-import { createClient } from "redis";
+import { createClient, ErrorReply } from "redis";
 import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
+  StoreUnavailableError,
   type EntitlementStore,
   type LocalSubscriptionStatus,
   type StoredKey,
@@ -63,9 +64,14 @@ export class RedisStore implements EntitlementStore {
     return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   }
 
-  /** One command, failed after the timeout even when Redis keeps the socket open and says nothing. */
+  /**
+   * One command, failed after the timeout even when Redis keeps the socket open and says nothing.
+   * Failing to reach Redis is StoreUnavailableError; an error Redis itself answers is not.
+   */
   private timed<T>(command: Promise<T>): Promise<T> {
-    return withTimeout(command, this.timeoutMs, "redis command");
+    return withTimeout(command, this.timeoutMs, "redis command").catch((e: unknown) => {
+      throw e instanceof ErrorReply ? e : new StoreUnavailableError(e);
+    });
   }
 
   /** The Redis keys this store owns (for tests that clean up after themselves). */

@@ -19,6 +19,14 @@ export interface StoredKey {
   revokedAt: string | null;
 }
 
+/** The store could not be reached (Redis away or silent): temporary, and no verdict on the data. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super("the key store could not be reached", { cause });
+    this.name = "StoreUnavailableError";
+  }
+}
+
 export interface EntitlementStore {
   readonly backend: "lmdb" | "redis";
   /** Rejects when the id or the hash is already present. */
