@@ -78,6 +78,8 @@ RUN mkdir -p /app/.state && chown node:node /app/.state
 USER node
 
 EXPOSE 8080
+# The same image runs each service (npm run start:<service>) on its default port.
+EXPOSE 7001 7002 7003 7004
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "deploy/healthcheck.mjs", "gateway"]
 CMD ["npm", "run", "start:gateway"]

@@ -335,12 +335,14 @@ beforeAll(() => {
 });
 
 describe("the other files agree on what the manifests are checked against", () => {
-  it("one image, the README's ports (compose's too, the gateway's EXPOSEd), the image's uid, the drain times", () => {
+  it("one image, the README's ports (compose's too, and the Dockerfile's EXPOSE), the image's uid, the drain times", () => {
     const compose = parse(read("docker-compose.yml")).services;
     for (const role of ROLES) expect([compose[role].image, Number(compose[role].environment.PORT)], role).toEqual([x.image, x.ports[role]]);
     expect(x.image).toBe("permits-api:local");
     expect(x.ports).toEqual({ gateway: 8080, stormwater: 7001, nwp: 7002, entitlement: 7003, ratelimit: 7004 });
     expect(x.dockerfile).toMatch(new RegExp(`^EXPOSE ${x.ports.gateway}$`, "m"));
+    const exposed = [...x.dockerfile.matchAll(/^EXPOSE (.+)$/gm)].flatMap((m) => m[1].trim().split(/\s+/).map(Number));
+    expect(exposed.sort()).toEqual(Object.values(x.ports).sort());
     expect(x.dockerfile).toMatch(/^USER node$/m);
     expect([x.runAsUser, x.serviceGraceS, x.gatewayGraceS]).toEqual([1000, 10, 30]);
     expect([...x.secretKeys].sort()).toEqual(["gateway-token", "internal-tokens", "legacy-key-secret", "redis-url"]);
