@@ -188,3 +188,42 @@ describe("the lean path", () => {
     expect(JSON.parse(Buffer.concat(chunks).toString()).code).toBe("invalid_argument");
   });
 });
+
+describe("a service that resets its connections", () => {
+  it("is Unavailable to every call, never an internal or aborted error", async () => {
+    // Accepts, then resets: the session dies of ECONNRESET, which connect-node codes Aborted and
+    // hands on to calls racing its reconnection.
+    const resetting = net.createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((r) => resetting.listen(0, "127.0.0.1", r));
+    const client = createClient(RateLimitService, createH2Transport({ baseUrl: `http://127.0.0.1:${(resetting.address() as net.AddressInfo).port}` }));
+    const codes = new Set<string>();
+    for (let round = 0; round < 5; round++) {
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => client.getUsage({}).then(() => "OK", (e) => Code[ConnectError.from(e).code])));
+      outcomes.forEach((c) => codes.add(c));
+    }
+    expect([...codes]).toEqual(["Unavailable"]);
+    await new Promise((r) => resetting.close(r));
+  });
+});
+
+describe("a service that ends a call's stream without answering", () => {
+  it("is Unavailable to the call, never an unknown error (HTTP 0), and is not sent again", async () => {
+    // As when the service is killed mid-call: the stream ends with no response headers.
+    const server = http2.createServer();
+    const sessions = new Set<http2.ServerHttp2Session>();
+    server.on("session", (s) => sessions.add(s));
+    let streams = 0;
+    server.on("stream", (stream) => {
+      streams++;
+      stream.close(http2.constants.NGHTTP2_NO_ERROR);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const client = createClient(RateLimitService, createH2Transport({ baseUrl: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` }));
+    const codes = await Promise.all(Array.from({ length: 3 }, () => client.getUsage({}).then(() => "OK", (e) => Code[ConnectError.from(e).code])));
+    expect(codes).toEqual(["Unavailable", "Unavailable", "Unavailable"]);
+    // One coalesced exchange, not sent again: only a refused stream is (connection-age.test.ts).
+    expect(streams).toBe(1);
+    for (const session of sessions) session.destroy();
+    await new Promise((r) => server.close(r));
+  });
+});

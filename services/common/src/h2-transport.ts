@@ -124,8 +124,15 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
 /** Attempts of a call whose stream the service refused unprocessed, before it fails. */
 const REFUSED_ATTEMPTS = 3;
 
-/** Marks a stream the service refused without processing it (RST_STREAM REFUSED_STREAM). */
-class RefusedStream extends ConnectError {}
+/**
+ * Marks the error of a stream the service refused without processing it (RST_STREAM
+ * REFUSED_STREAM). A property, not a subclass: ConnectError's `instanceof` accepts any ConnectError.
+ */
+const REFUSED = Symbol("refused stream");
+
+function refusedStream(): ConnectError {
+  return Object.assign(new ConnectError("the service refused the stream unprocessed", Code.Unavailable), { [REFUSED]: true });
+}
 
 /**
  * Sends again, on a new stream, a call the service refused unprocessed: HTTP/2 says such a
@@ -139,7 +146,7 @@ async function unrefused<T>(deadline: number | undefined, attempt: (remaining: n
     try {
       return await attempt(end === undefined ? undefined : Math.max(1, Math.round(end - performance.now())));
     } catch (e) {
-      if (!(e instanceof RefusedStream) || n >= REFUSED_ATTEMPTS) throw e;
+      if ((e as { [REFUSED]?: boolean })[REFUSED] !== true || n >= REFUSED_ATTEMPTS) throw e;
     }
   }
 }
@@ -212,14 +219,16 @@ function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream,
     });
     stream.on("end", () => {
       if (settled) return;
+      // Ended with no answer at all: the service went away (killed) before it answered.
+      if (status === 0) return fail(new ConnectError("the service went away before it answered", Code.Unavailable));
       done();
       resolve({ status, responseHeaders, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
     });
     const refused = () => status === 0 && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-    stream.on("error", (e) => fail(refused() ? new RefusedStream("the service refused the stream unprocessed", Code.Unavailable) : unreachable(e)));
+    stream.on("error", (e) => fail(refused() ? refusedStream() : unreachable(e)));
     stream.on("close", () => {
       // Closed without a complete answer: reset by the peer, or the session went away.
-      if (!settled) fail(refused() ? new RefusedStream("the service refused the stream unprocessed", Code.Unavailable) : new ConnectError(`stream closed before the answer was complete (code ${stream.rstCode})`, Code.Unavailable));
+      if (!settled) fail(refused() ? refusedStream() : new ConnectError(`stream closed before the answer was complete (code ${stream.rstCode})`, Code.Unavailable));
     });
     stream.end(body);
   });
@@ -239,7 +248,13 @@ function widen(session: http2.Http2Session | undefined): void {
 }
 
 /** The service could not be reached or the exchange broke off: retryable, never the service's verdict. */
+/**
+ * A failure to open a stream or to keep one: always Unavailable (retryable). connect-node's
+ * session manager hands on a dead session's own error, coded by the Node error that killed it (a
+ * reset is Aborted, most others Internal), to calls that race its reconnection; a caller must see
+ * an outage, not an internal error.
+ */
 function unreachable(e: unknown): ConnectError {
-  if (e instanceof ConnectError) return e;
+  if (e instanceof ConnectError && e.code === Code.Unavailable) return e;
   return new ConnectError("the service could not be reached", Code.Unavailable, undefined, undefined, e);
 }
