@@ -247,9 +247,9 @@ function widen(session: http2.Http2Session | undefined): void {
   session.on("error", () => {});
 }
 
-/** The service could not be reached or the exchange broke off: retryable, never the service's verdict. */
 /**
- * A failure to open a stream or to keep one: always Unavailable (retryable). connect-node's
+ * The service could not be reached or the exchange broke off: always Unavailable (retryable),
+ * never the service's verdict. connect-node's
  * session manager hands on a dead session's own error, coded by the Node error that killed it (a
  * reset is Aborted, most others Internal), to calls that race its reconnection; a caller must see
  * an outage, not an internal error.

@@ -18,10 +18,14 @@ export function processRegistry(): Registry {
   return registry;
 }
 
-/** gRPC's code names in snake case ("ok", "unavailable", "deadline_exceeded"), as Connect spells them. */
+/** A code's name in snake case ("unavailable", "deadline_exceeded"), as Connect spells it on the wire. */
+export function codeName(code: Code): string {
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/** An outcome's code label: "ok", or the error's code name. */
 export function codeLabel(e: unknown): string {
-  if (e === undefined) return "ok";
-  return Code[ConnectError.from(e).code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+  return e === undefined ? "ok" : codeName(ConnectError.from(e).code);
 }
 
 type Labels = Record<string, string>;

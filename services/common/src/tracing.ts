@@ -20,8 +20,9 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { NodeSDKConfiguration } from "@opentelemetry/sdk-node";
-import { Code, ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
+import { ConnectError, type Interceptor, type UnaryRequest } from "@connectrpc/connect";
 import { ConfigError } from "./config.js";
+import { codeName } from "./metrics.js";
 
 /** The exporters and OTLP protocols the Node SDK knows; anything else would silently export nothing. */
 const EXPORTERS = ["otlp", "console", "zipkin", "none"];
@@ -114,15 +115,10 @@ async function ended<T>(span: Span, call: Promise<T>): Promise<T> {
     return await call;
   } catch (e) {
     const code = ConnectError.from(e).code;
-    span.setAttribute("rpc.connect_rpc.error_code", connectCodeName(code));
+    span.setAttribute("rpc.connect_rpc.error_code", codeName(code));
     span.setStatus({ code: SpanStatusCode.ERROR });
     throw e;
   } finally {
     span.end();
   }
-}
-
-/** Connect's wire name of a code: `DeadlineExceeded` is `deadline_exceeded`. */
-function connectCodeName(code: Code): string {
-  return Code[code].replace(/[A-Z]/g, (c, i: number) => (i === 0 ? "" : "_") + c.toLowerCase());
 }

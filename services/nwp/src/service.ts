@@ -167,10 +167,9 @@ export function createNwpService(ds: Dataset, today: () => string, determined: (
           });
         }
         const d = decide(ds, v.input, today());
-        if (!lists) return create(BatchItemSchema, { index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d) });
         return create(BatchItemSchema, {
-          index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d, false),
-          sharedCoverageGaps: lists.gaps(d.coverageGaps), sharedProvenance: lists.provenanceOf(d.provenance, () => provenanceInit(d)),
+          index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d, !lists),
+          ...(lists && { sharedCoverageGaps: lists.gaps(d.coverageGaps), sharedProvenance: lists.provenanceOf(d.provenance, () => provenanceInit(d)) }),
         });
       });
       for (const item of items) if (item.ok) verdictOf(item.determination);

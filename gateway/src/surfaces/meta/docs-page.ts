@@ -42,6 +42,8 @@ export const DOCS_CONFIGURATION = {
  * plugin, asks it for the bundle and writes the bytes out; the gateway never loads the module.
  * Once, at start (about 0.3 s).
  */
+const execFileAsync = promisify(execFile);
+
 async function scalarBundle(): Promise<Buffer> {
   const require = createRequire(import.meta.url);
   const modules = JSON.stringify({ fastify: pathToFileURL(require.resolve("fastify")).href, plugin: pathToFileURL(require.resolve("@scalar/fastify-api-reference")).href });
@@ -58,10 +60,11 @@ async function scalarBundle(): Promise<Buffer> {
   return stdout;
 }
 
-const execFileAsync = promisify(execFile);
+/** Read once per process: every app built in it (tests build many) serves the same bytes. */
+let bundleOnce: Promise<Buffer> | undefined;
 
 export async function docsPage(app: FastifyInstance): Promise<void> {
-  const bundle = await scalarBundle();
+  const bundle = await (bundleOnce ??= scalarBundle());
   // The bundle's URL carries a digest of its bytes, so it can be cached for good and a new
   // version is a new URL.
   const version = createHash("sha256").update(bundle).digest("base64url").slice(0, 27);
