@@ -101,6 +101,37 @@ export function rssBytes(pid) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+export function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14 and 15)
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * What each server process spent while a run lasted: CPU and peak RSS by role. CPU per answered
+ * request is the figure that says which process bounds a deployment's throughput, and it is far
+ * steadier between runs on a shared VM than requests per second.
+ */
+export function sampleProcesses(procs, everyMs = 200) {
+  const role = (p) => p.name.split(" ")[0];
+  const cpu0 = procs.map((p) => cpuSeconds(p.child.pid));
+  const rss = procs.map((p) => sampleRss([p.child.pid], everyMs));
+  return {
+    stop(requests) {
+      const out = {};
+      procs.forEach((p, i) => {
+        const cpuMs = (cpuSeconds(p.child.pid) - cpu0[i]) * 1000;
+        out[role(p)] = { cpu_ms_per_req: requests > 0 ? cpuMs / requests : 0, rss_mb: rss[i].stop().peakMb };
+      });
+      return out;
+    },
+  };
+}
+
 /** Samples the summed RSS of `pids` every `everyMs`; stop() returns the peak in MB and the samples. */
 export function sampleRss(pids, everyMs = 200) {
   let peak = 0;

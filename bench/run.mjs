@@ -9,6 +9,8 @@
 // fixed offered load of 200 req/s on a uniform open-loop schedule (bench/lib.mjs paced(): autocannon's
 // overallRate sends each second's quota in one burst per connection; BENCH_RATE_TOOL=autocannon
 // uses it anyway, for comparison).
+// Each run also records the CPU each server process spent per answered request (from /proc),
+// by role: the figure that shows which process bounds a deployment, steadier than req/s here.
 // Every request carries a key whose policy (bench/tiers.bench.json) never throttles, so auth and
 // the rate-limit decision run on every request. A non-2xx answer counts as an error.
 //
@@ -26,7 +28,7 @@ import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import {
-  fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, sampleRss,
+  fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, sampleProcesses, sampleRss,
   startCeiling, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess,
 } from "./lib.mjs";
 
@@ -48,7 +50,8 @@ for (const [k, v] of Object.entries({ BENCH_DURATION_S: DURATION_S, BENCH_WARMUP
 const runs = [];
 const notes = [];
 
-async function measureDeployment(deployment, baseUrl, pids, routeList) {
+async function measureDeployment(deployment, baseUrl, procs, routeList) {
+  const pids = procs.map((p) => p.child.pid);
   for (const r of routeList) {
     if (WARMUP_S > 0) {
       const w = await load({ url: baseUrl, requests: r.requests, load: "saturation", seconds: WARMUP_S });
@@ -56,14 +59,18 @@ async function measureDeployment(deployment, baseUrl, pids, routeList) {
     }
     for (const l of r.loads) {
       const mem = sampleRss(pids);
+      const each = sampleProcesses(procs);
+      const t0 = performance.now();
       const m = await load({ url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });
       const { peakMb } = mem.stop();
-      const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, ratio_to_ceiling: 0 };
+      const processes = each.stop((m.rps * (performance.now() - t0)) / 1000);
+      const cpu = Object.values(processes).reduce((s, p) => s + p.cpu_ms_per_req, 0);
+      const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, cpu_ms_per_req: cpu, processes, ratio_to_ceiling: 0 };
       runs.push(run);
       if (m.detail) notes.push(`${run.name}: ${m.detail}`);
       if (l === "rate-200" && m.rps < RATE * 0.9) notes.push(`${run.name}: completed ${fmt(m.rps, 0)} req/s of the ${RATE} offered: the deployment cannot sustain this load`);
       if (m.rps === 0) notes.push(`${run.name}: no request completed within the run (latencies are 0, not measured)`);
-      log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB`);
+      log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB, CPU ${Object.entries(processes).map(([k, p]) => `${k} ${fmt(p.cpu_ms_per_req, 3)}`).join(" + ")} ms/req`);
     }
   }
 }
@@ -88,8 +95,8 @@ function machine() {
 }
 
 function table(rows) {
-  const head = ["deployment", "route", "load", "req/s", "p50 ms", "p97.5 ms", "p99 ms", "errors", "RSS MB", "x ceiling"];
-  const body = rows.map((r) => [r.deployment, r.route, r.load, fmt(r.rps, 0), fmt(r.p50_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p97_5_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p99_ms, r.deployment === "engine" ? 4 : 2), String(r.errors), fmt(r.rss_mb, 0), fmt(r.ratio_to_ceiling, 3)]);
+  const head = ["deployment", "route", "load", "req/s", "p50 ms", "p97.5 ms", "p99 ms", "errors", "RSS MB", "CPU ms/req", "x ceiling"];
+  const body = rows.map((r) => [r.deployment, r.route, r.load, fmt(r.rps, 0), fmt(r.p50_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p97_5_ms, r.deployment === "engine" ? 4 : 2), fmt(r.p99_ms, r.deployment === "engine" ? 4 : 2), String(r.errors), fmt(r.rss_mb, 0), fmt(r.cpu_ms_per_req, r.deployment === "engine" ? 4 : 3), fmt(r.ratio_to_ceiling, 3)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells) => "| " + cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(" | ") + " |";
   return [line(head), "|" + widths.map((w, i) => (i >= 3 ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|") + "|", ...body.map(line)].join("\n");
@@ -139,7 +146,7 @@ async function suite() {
         fs.writeFileSync(bodiesFile, JSON.stringify(await realDeterminations(emb.baseUrl)));
         if (ONLY.has("embedded")) {
           log(`embedded (pid ${emb.procs[0].child.pid})`);
-          await measureDeployment("embedded", emb.baseUrl, [emb.procs[0].child.pid], routeList);
+          await measureDeployment("embedded", emb.baseUrl, emb.procs, routeList);
         }
       } finally {
         await Promise.all(emb.procs.map(stopProcess));
@@ -149,7 +156,7 @@ async function suite() {
       const c = await startCeiling(bodiesFile);
       try {
         log("ceiling (bare Fastify, precomputed answers)");
-        await measureDeployment("ceiling", c.baseUrl, [c.procs[0].child.pid], [routeList[0]]);
+        await measureDeployment("ceiling", c.baseUrl, c.procs, [routeList[0]]);
       } finally {
         await Promise.all(c.procs.map(stopProcess));
       }
@@ -158,7 +165,7 @@ async function suite() {
       const d = await startDistributed(stateDir);
       try {
         log(`distributed (pids ${d.procs.map((p) => `${p.name} ${p.child.pid}`).join(", ")})`);
-        await measureDeployment("distributed", d.baseUrl, d.procs.map((p) => p.child.pid), routeList);
+        await measureDeployment("distributed", d.baseUrl, d.procs, routeList);
       } finally {
         await Promise.all(d.procs.map(stopProcess));
       }
@@ -168,7 +175,9 @@ async function suite() {
       const seconds = Math.max(0.2, Math.min(DURATION_S, 3));
       const out = execFileSync(process.execPath, [path.join(ROOT, "bench/engines.mjs"), String(seconds)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] }).toString();
       for (const line of out.split("\n").filter(Boolean)) {
-        const run = { ...JSON.parse(line), ratio_to_ceiling: 0 };
+        const e = JSON.parse(line);
+        // One thread deciding flat out: the CPU of a determination is the time between two.
+        const run = { ...e, cpu_ms_per_req: e.rps > 0 ? 1000 / e.rps : 0, processes: { engine: { cpu_ms_per_req: e.rps > 0 ? 1000 / e.rps : 0, rss_mb: e.rss_mb } }, ratio_to_ceiling: 0 };
         runs.push(run);
         log(`  ${run.name}: ${fmt(run.rps, 0)} determinations/s, p50 ${fmt(run.p50_ms * 1000, 1)} us, p99 ${fmt(run.p99_ms * 1000, 1)} us`);
       }
@@ -183,7 +192,9 @@ async function suite() {
   for (const r of runs) {
     const ceiling = runs.find((c) => c.deployment === "ceiling" && c.load === r.load) ?? runs.find((c) => c.deployment === "ceiling" && c.load === "saturation");
     r.ratio_to_ceiling = ceiling && ceiling.rps > 0 ? r.rps / ceiling.rps : 0;
-    for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "ratio_to_ceiling"]) r[k] = Math.round(r[k] * 1e4) / 1e4;
+    const round = (x) => Math.round(x * 1e4) / 1e4;
+    for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "cpu_ms_per_req", "ratio_to_ceiling"]) r[k] = round(r[k]);
+    for (const p of Object.values(r.processes)) for (const k of Object.keys(p)) p[k] = round(p[k]);
   }
   const results = { machine: { ...machine(), wall_s: Math.round((Date.now() - t0) / 100) / 10 }, runs };
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });

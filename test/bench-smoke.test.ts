@@ -22,6 +22,8 @@ interface Run {
   p99_ms: number;
   errors: number;
   rss_mb: number;
+  cpu_ms_per_req: number;
+  processes: Record<string, { cpu_ms_per_req: number; rss_mb: number }>;
   ratio_to_ceiling: number;
 }
 
@@ -52,12 +54,12 @@ describe("bench/run.mjs --quick", () => {
     expect(results.runs.length).toBeGreaterThan(0);
     for (const r of results.runs) {
       expect(Object.keys(r).sort()).toEqual(
-        ["deployment", "errors", "load", "name", "p50_ms", "p97_5_ms", "p99_ms", "ratio_to_ceiling", "route", "rps", "rss_mb"].sort(),
+        ["cpu_ms_per_req", "deployment", "errors", "load", "name", "p50_ms", "p97_5_ms", "p99_ms", "processes", "ratio_to_ceiling", "route", "rps", "rss_mb"].sort(),
       );
       for (const k of ["name", "route"] as const) expect(typeof r[k], `${r.name} ${k}`).toBe("string");
       expect(["ceiling", "embedded", "distributed", "engine"]).toContain(r.deployment);
       expect(["saturation", "rate-200"]).toContain(r.load);
-      for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "ratio_to_ceiling"] as const) {
+      for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "cpu_ms_per_req", "ratio_to_ceiling"] as const) {
         expect(Number.isFinite(r[k]), `${r.name} ${k} = ${r[k]}`).toBe(true);
         expect(r[k], `${r.name} ${k}`).toBeGreaterThanOrEqual(0);
       }
@@ -87,6 +89,25 @@ describe("bench/run.mjs --quick", () => {
     expect(ceiling.ratio_to_ceiling).toBe(1);
     for (const r of results.runs.filter((x) => x.deployment === "engine")) expect(r.rps).toBeGreaterThan(0);
     for (const r of results.runs.filter((x) => x.deployment !== "engine")) expect(r.rss_mb, r.name).toBeGreaterThan(0);
+  });
+
+  it("accounts CPU per answered request to each server process by role", () => {
+    const roles = (d: string) => Object.keys(results.runs.find((r) => r.deployment === d)!.processes).sort();
+    expect(roles("distributed")).toEqual(["entitlement", "gateway", "nwp", "ratelimit", "stormwater"]);
+    expect(roles("embedded")).toEqual(["gateway"]);
+    expect(roles("ceiling")).toEqual(["ceiling"]);
+    expect(roles("engine")).toEqual(["engine"]);
+    for (const r of results.runs) {
+      const parts = Object.values(r.processes);
+      for (const p of parts) for (const v of [p.cpu_ms_per_req, p.rss_mb]) expect(Number.isFinite(v) && v >= 0, `${r.name} ${v}`).toBe(true);
+      expect(r.cpu_ms_per_req, r.name).toBeCloseTo(parts.reduce((s, p) => s + p.cpu_ms_per_req, 0), 3);
+    }
+    // A process serving flat out spends measurable CPU (ticks are 10 ms; a saturation run lasts
+    // 0.3 s, in which a cold batch route may answer nothing: no requests, no CPU per request).
+    for (const r of results.runs.filter((x) => x.load === "saturation" && x.deployment !== "engine" && x.rps > 0)) {
+      expect(r.processes[r.deployment === "ceiling" ? "ceiling" : "gateway"].cpu_ms_per_req, r.name).toBeGreaterThan(0);
+    }
+    expect(stdout).toContain("CPU ms/req");
   });
 
   it("answers every request with 2xx", () => {
