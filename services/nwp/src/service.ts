@@ -31,8 +31,8 @@ const VERDICT: Record<VerdictId, Verdict> = {
 
 type DeterminationInit = MessageInitShape<typeof DeterminationSchema>;
 
-/** `lists: false` leaves coverage gaps and provenance out (a batch item's: see SharedLists). */
-export function toDeterminationInit(d: DeterminationOut, lists = true): DeterminationInit {
+/** `parts: false` leaves out the parts a batch shares (pcn, layers, coverage gaps, provenance: see SharedLists). */
+export function toDeterminationInit(d: DeterminationOut, parts = true): DeterminationInit {
   return {
     verdict: VERDICT[d.verdict],
     headline: d.headline,
@@ -42,15 +42,30 @@ export function toDeterminationInit(d: DeterminationOut, lists = true): Determin
       eligible: c.eligible ?? undefined,
       reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence], basis: basisOf(r.basis) })),
     })),
-    pcn: {
-      required: d.pcn.required ?? undefined,
-      reviewDays: d.pcn.reviewDays,
-      triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) })),
-    },
-    districtLayer: shared(DistrictLayerSchema, d.districtLayer),
-    stateLayer: shared(StateLayerSchema, d.stateLayer),
-    coverageGaps: lists ? d.coverageGaps : [],
-    provenance: lists ? provenanceInit(d) : [],
+    pcn: parts ? pcnInit(d) : undefined,
+    districtLayer: parts ? shared(DistrictLayerSchema, d.districtLayer) : undefined,
+    stateLayer: parts ? shared(StateLayerSchema, d.stateLayer) : undefined,
+    coverageGaps: parts ? d.coverageGaps : [],
+    provenance: parts ? provenanceInit(d) : [],
+  };
+}
+
+/** Where a batch item's shared parts are in the batch's tables, each added on first use. */
+function sharedPartsOf(lists: SharedLists, d: DeterminationOut) {
+  return {
+    sharedPcn: lists.pcnOf(d.pcn, () => pcnInit(d)),
+    sharedDistrictLayer: lists.districtLayerOf(d.districtLayer, () => shared(DistrictLayerSchema, d.districtLayer)),
+    sharedStateLayer: lists.stateLayerOf(d.stateLayer, () => shared(StateLayerSchema, d.stateLayer)),
+    sharedCoverageGaps: lists.gaps(d.coverageGaps),
+    sharedProvenance: lists.provenanceOf(d.provenance, () => provenanceInit(d)),
+  };
+}
+
+function pcnInit(d: DeterminationOut): NonNullable<DeterminationInit["pcn"]> {
+  return {
+    required: d.pcn.required ?? undefined,
+    reviewDays: d.pcn.reviewDays,
+    triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) })),
   };
 }
 
@@ -169,11 +184,15 @@ export function createNwpService(ds: Dataset, today: () => string, determined: (
         const d = decide(ds, v.input, today());
         return create(BatchItemSchema, {
           index: bp.index, ok: true, input: inputInit(v.input), determination: toDeterminationInit(d, !lists),
-          ...(lists && { sharedCoverageGaps: lists.gaps(d.coverageGaps), sharedProvenance: lists.provenanceOf(d.provenance, () => provenanceInit(d)) }),
+          ...(lists && sharedPartsOf(lists, d)),
         });
       });
       for (const item of items) if (item.ok) verdictOf(item.determination);
-      return create(DetermineBatchResponseSchema, { items, ruleset: L.ruleset, sharedCoverageGaps: lists?.coverageGaps, sharedProvenance: lists?.provenance });
+      return create(DetermineBatchResponseSchema, {
+        items, ruleset: L.ruleset,
+        sharedCoverageGaps: lists?.coverageGaps, sharedProvenance: lists?.provenance,
+        sharedPcn: lists?.pcn, sharedDistrictLayers: lists?.districtLayers, sharedStateLayers: lists?.stateLayers,
+      });
     },
     listPermits() {
       return L.listPermits;
