@@ -68,7 +68,12 @@ async function measureDeployment(deployment, baseUrl, procs, routeList) {
       const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, cpu_ms_per_req: cpu, processes, ratio_to_ceiling: 0 };
       runs.push(run);
       if (m.detail) notes.push(`${run.name}: ${m.detail}`);
-      if (l === "rate-200" && m.rps < RATE * 0.9) notes.push(`${run.name}: completed ${fmt(m.rps, 0)} req/s of the ${RATE} offered: the deployment cannot sustain this load`);
+      if (l === "rate-200" && m.rps < RATE * 0.9) {
+        // What the offered load costs in CPU, from this run's own accounting, against the cores there are.
+        const cores = (cpu * RATE) / 1000;
+        const busiest = Object.entries(processes).sort((a, b) => b[1].cpu_ms_per_req - a[1].cpu_ms_per_req)[0];
+        notes.push(`${run.name}: completed ${fmt(m.rps, 0)} req/s of the ${RATE} offered: the deployment cannot sustain this load (${RATE} req/s at ${fmt(cpu, 2)} ms of server CPU each needs ${fmt(cores, 2)} of the machine's ${os.availableParallelism?.() ?? os.cpus().length} cores, before the load generator's; the busiest process, ${busiest[0]}, needs ${fmt((busiest[1].cpu_ms_per_req * RATE) / 1000, 2)} of one)`);
+      }
       if (m.rps === 0) notes.push(`${run.name}: no request completed within the run (latencies are 0, not measured)`);
       log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB, CPU ${Object.entries(processes).map(([k, p]) => `${k} ${fmt(p.cpu_ms_per_req, 3)}`).join(" + ")} ms/req`);
     }
