@@ -22,6 +22,7 @@ import { createCoalescer, type Call, type Exchanged, type PostExchange } from ".
 import { END_STREAM_FLAG, EnvelopeReader } from "./envelope.js";
 import { CONNECTION_WINDOW_BYTES, fromH2Headers, STREAM_WINDOW_BYTES } from "./h2-headers.js";
 import { COALESCED_PATH, STREAM_PROTO } from "./lean-unary.js";
+import { sharedPartsDecoder } from "./shared-decode.js";
 
 export interface H2TransportOptions {
   baseUrl: string;
@@ -102,6 +103,8 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     });
   // Calls made in one turn of the event loop travel in one exchange (coalesce.ts).
   const coalesced = createCoalescer(post, postExchange);
+  // Answers repeat the services' large parts: each is decoded once (shared-decode.ts).
+  const decode = sharedPartsDecoder();
 
   return {
     async unary(method, signal, timeoutMs, header, input) {
@@ -115,7 +118,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
         (header instanceof Headers ? header : new Headers(header)).forEach((v, k) => (headers![k] = v));
       }
       const call: Call = { procedure: procedureOf(m), message, deadline: timeoutMs ?? opts.defaultTimeoutMs, headers, signal };
-      return toUnaryResponse(m, await coalesced(call)) as never;
+      return toUnaryResponse(m, await coalesced(call), decode) as never;
     },
     stream: (...args) => streaming.stream(...args),
   };
@@ -152,7 +155,7 @@ async function unrefused<T>(deadline: number | undefined, attempt: (remaining: n
 }
 
 /** A call's answer as Connect's client gives it: the message, or the ConnectError the service sent. */
-function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessage }, { status, responseHeaders, bytes }: Exchanged): UnaryResponse<DescMessage, DescMessage> {
+function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessage }, { status, responseHeaders, bytes }: Exchanged, decode: typeof fromBinary): UnaryResponse<DescMessage, DescMessage> {
   if (status !== 200) {
     // A Connect error: JSON with the code, message and details; the status code is the fallback.
     const metadata = fromH2Headers(responseHeaders);
@@ -162,7 +165,7 @@ function toUnaryResponse(m: DescMethod & { input: DescMessage; output: DescMessa
   if (typeof type !== "string" || !type.startsWith(PROTO)) {
     throw new ConnectError(`unsupported content type ${type}`, Code.Internal, fromH2Headers(responseHeaders));
   }
-  const message = fromBinary(m.output, bytes);
+  const message = decode(m.output, bytes);
   // Web Headers are costly to build: only for a caller that reads them.
   let demuxed: [Headers, Headers] | undefined;
   const parts = () => (demuxed ??= trailerDemux(fromH2Headers(responseHeaders)));
