@@ -112,22 +112,38 @@ export function cpuSeconds(pid) {
 }
 
 /**
- * What each server process spent while a run lasted: CPU and peak RSS by role. CPU per answered
- * request is the figure that says which process bounds a deployment's throughput, and it is far
- * steadier between runs on a shared VM than requests per second.
+ * What the server processes spent while a run lasted: the peak of their summed RSS, and CPU and
+ * peak RSS by role. CPU per answered request is the figure that says which process bounds a
+ * deployment's throughput, and it is far steadier between runs on a shared VM than requests per
+ * second. One timer reads every process's RSS.
  */
 export function sampleProcesses(procs, everyMs = 200) {
   const role = (p) => p.name.split(" ")[0];
   const cpu0 = procs.map((p) => cpuSeconds(p.child.pid));
-  const rss = procs.map((p) => sampleRss([p.child.pid], everyMs));
+  const peaks = procs.map(() => 0);
+  let peakTotal = 0;
+  const tick = () => {
+    let total = 0;
+    procs.forEach((p, i) => {
+      const rss = rssBytes(p.child.pid);
+      peaks[i] = Math.max(peaks[i], rss);
+      total += rss;
+    });
+    peakTotal = Math.max(peakTotal, total);
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
   return {
+    /** `requests`: how many were answered while the run lasted. */
     stop(requests) {
-      const out = {};
+      clearInterval(timer);
+      tick();
+      const processes = {};
       procs.forEach((p, i) => {
         const cpuMs = (cpuSeconds(p.child.pid) - cpu0[i]) * 1000;
-        out[role(p)] = { cpu_ms_per_req: requests > 0 ? cpuMs / requests : 0, rss_mb: rss[i].stop().peakMb };
+        processes[role(p)] = { cpu_ms_per_req: requests > 0 ? cpuMs / requests : 0, rss_mb: peaks[i] / 2 ** 20 };
       });
-      return out;
+      return { peakMb: peakTotal / 2 ** 20, processes };
     },
   };
 }

@@ -51,19 +51,16 @@ const runs = [];
 const notes = [];
 
 async function measureDeployment(deployment, baseUrl, procs, routeList) {
-  const pids = procs.map((p) => p.child.pid);
   for (const r of routeList) {
     if (WARMUP_S > 0) {
       const w = await load({ url: baseUrl, requests: r.requests, load: "saturation", seconds: WARMUP_S });
       if (w.errors) throw new Error(`${deployment} ${r.route}: ${w.errors} errors while warming up (${w.detail})`);
     }
     for (const l of r.loads) {
-      const mem = sampleRss(pids);
-      const each = sampleProcesses(procs);
+      const sampling = sampleProcesses(procs);
       const t0 = performance.now();
       const m = await load({ url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });
-      const { peakMb } = mem.stop();
-      const processes = each.stop((m.rps * (performance.now() - t0)) / 1000);
+      const { peakMb, processes } = sampling.stop((m.rps * (performance.now() - t0)) / 1000);
       const cpu = Object.values(processes).reduce((s, p) => s + p.cpu_ms_per_req, 0);
       const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, cpu_ms_per_req: cpu, processes, ratio_to_ceiling: 0 };
       runs.push(run);
@@ -182,7 +179,8 @@ async function suite() {
       for (const line of out.split("\n").filter(Boolean)) {
         const e = JSON.parse(line);
         // One thread deciding flat out: the CPU of a determination is the time between two.
-        const run = { ...e, cpu_ms_per_req: e.rps > 0 ? 1000 / e.rps : 0, processes: { engine: { cpu_ms_per_req: e.rps > 0 ? 1000 / e.rps : 0, rss_mb: e.rss_mb } }, ratio_to_ceiling: 0 };
+        const cpu = e.rps > 0 ? 1000 / e.rps : 0;
+        const run = { ...e, cpu_ms_per_req: cpu, processes: { engine: { cpu_ms_per_req: cpu, rss_mb: e.rss_mb } }, ratio_to_ceiling: 0 };
         runs.push(run);
         log(`  ${run.name}: ${fmt(run.rps, 0)} determinations/s, p50 ${fmt(run.p50_ms * 1000, 1)} us, p99 ${fmt(run.p99_ms * 1000, 1)} us`);
       }

@@ -76,7 +76,7 @@ export function sharedPartsDecoder(): <D extends DescMessage>(desc: D, bytes: Ui
     return m;
   }
 
-  /** A shared part for these bytes, or undefined (counting the sighting). */
+  /** The shared part with exactly these bytes, if there is one. */
   function lookUp(key: string, bytes: Uint8Array): Part | undefined {
     const bucket = parts.get(key);
     if (bucket !== undefined) for (const p of bucket) if (equalBytes(p.bytes, bytes)) return p;
@@ -88,11 +88,10 @@ export function sharedPartsDecoder(): <D extends DescMessage>(desc: D, bytes: Ui
       parts = new Map();
       partBytes = 0;
     }
-    const bucket = parts.get(key);
-    const part = { bytes, message: deepFreeze(message) };
-    if (bucket === undefined) parts.set(key, [part]);
-    else if (bucket.length < 4) bucket.push(part);
-    else return;
+    const bucket = parts.get(key) ?? [];
+    if (bucket.length >= 4) return;
+    if (bucket.length === 0) parts.set(key, bucket);
+    bucket.push({ bytes, message: deepFreeze(message) });
     partBytes += bytes.length;
   }
 
@@ -206,7 +205,7 @@ function latin1(b: Uint8Array, from: number, to: number): string {
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
 function concat(bytes: Uint8Array, ranges: [number, number][]): Uint8Array {
