@@ -58,7 +58,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     return p;
   };
 
-  /** A POST stream on the session, whose connection window is widened once. */
+  /** A POST stream on the session, which is prepared once (adopt). */
   const open = async (path: string, headers: http2.OutgoingHttpHeaders): Promise<http2.ClientHttp2Stream> => {
     let stream: http2.ClientHttp2Stream;
     try {
@@ -66,7 +66,7 @@ export function createH2Transport(opts: H2TransportOptions): Transport {
     } catch (e) {
       throw unreachable(e);
     }
-    widen(stream.session);
+    adopt(stream.session);
     return stream;
   };
 
@@ -237,11 +237,14 @@ function exchange(manager: Http2SessionManager, stream: http2.ClientHttp2Stream,
   });
 }
 
-const widened = new WeakSet<http2.Http2Session>();
-/** The connection's receive window, once per session (the settings above only set each stream's). */
-function widen(session: http2.Http2Session | undefined): void {
-  if (session === undefined || widened.has(session)) return;
-  widened.add(session);
+const adopted = new WeakSet<http2.Http2Session>();
+/**
+ * Once per session: the connection's receive window (the settings above only set each stream's),
+ * and a guard against an uncaught session error.
+ */
+function adopt(session: http2.Http2Session | undefined): void {
+  if (session === undefined || adopted.has(session)) return;
+  adopted.add(session);
   session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
   // connect-node's session manager destroys an idle session that receives GOAWAY with an error,
   // and a call arriving in the same tick can make it drop its own error listener before that
