@@ -47,9 +47,26 @@ function childEnv(env) {
 const devNull = fs.openSync("/dev/null", "w");
 export const started = new Set();
 
-/** A server process: stdout (the JSON request log at the default level) goes to /dev/null, stderr is kept for diagnostics. */
+const START_SCRIPTS = Object.values(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts);
+
+/**
+ * The node flags the root package.json's start scripts give `script` (`node <flags> <script>`),
+ * so each role is measured as `npm run start:<role>` runs it. The ceiling, which has no script,
+ * runs with the gateway's.
+ */
+export function startFlags(script) {
+  const own = script === "bench/ceiling.mjs" ? "gateway/dist/main.js" : script;
+  const words = START_SCRIPTS.map((s) => s.split(" ")).find((w) => w[0] === "node" && w.at(-1) === own);
+  if (!words) throw new Error(`no start script of package.json runs node ${own}`);
+  return words.slice(1, -1);
+}
+
+/**
+ * A server process, started with its start script's node flags: stdout (the JSON request log at
+ * the default level) goes to /dev/null, stderr is kept for diagnostics.
+ */
 export function startProcess(name, script, env, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, script)], {
+  const child = spawn(process.execPath, [...startFlags(script), ...nodeArgs, path.join(ROOT, script)], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ["ignore", devNull, "pipe"],

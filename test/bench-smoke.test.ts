@@ -119,3 +119,19 @@ describe("bench/run.mjs --quick", () => {
     expect(stdout).toContain("ceiling");
   });
 });
+
+describe("bench/lib.mjs startFlags", () => {
+  it("starts each role with the node flags of its package.json start script, the ceiling with the gateway's", async () => {
+    // @ts-expect-error: a plain ES module without types
+    const { startFlags } = await import("../bench/lib.mjs");
+    const scripts: Record<string, string> = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts;
+    for (const role of ["stormwater", "nwp", "entitlement", "ratelimit"]) {
+      expect(scripts[`start:${role}`]).toBe(`node --max-semi-space-size=64 services/${role}/dist/main.js`);
+      expect(startFlags(`services/${role}/dist/main.js`)).toEqual(["--max-semi-space-size=64"]);
+    }
+    expect(scripts.start).toBe("node --max-semi-space-size=64 gateway/dist/main.js");
+    expect(startFlags("gateway/dist/main.js")).toEqual(["--max-semi-space-size=64"]);
+    expect(startFlags("bench/ceiling.mjs")).toEqual(["--max-semi-space-size=64"]);
+    expect(() => startFlags("services/unknown/dist/main.js")).toThrow(/no start script of package.json runs node services\/unknown\/dist\/main.js/);
+  });
+});

@@ -166,7 +166,7 @@ function workloadProblems(objs: Obj[], x: Expected): string[] {
     if (c.image !== x.image) p.push(`${role}: image ${c.image}, expected ${x.image}`);
     const script = x.scripts[`start:${role}`];
     if (c.command?.join(" ") !== script) p.push(`${role}: command ${JSON.stringify(c.command)}, expected the start:${role} script "${script}"`);
-    const dist = script?.split(" ")[1]?.split("/dist/")[0];
+    const dist = script?.split(" ").at(-1)?.split("/dist/")[0];
     if (!x.dockerfile.includes(`COPY --from=build /app/${dist}/dist ${dist}/dist`)) p.push(`${role}: the Dockerfile does not copy ${dist}/dist`);
     const port = x.ports[role];
     if (c.ports?.length !== 1 || c.ports[0].containerPort !== port) p.push(`${role}: container ports ${JSON.stringify(c.ports)}, expected ${port}`);
