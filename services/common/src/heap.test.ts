@@ -5,10 +5,10 @@ import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from "./heap.js";
 const read = (v: string | undefined) => readEnv({ HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT }) }, { HEAP_GROWING_PERCENT: v }).HEAP_GROWING_PERCENT;
 
 describe("HEAP_GROWING_PERCENT", () => {
-  it("defaults to 0 (V8's own) and takes whole numbers up to 300", () => {
-    expect(read(undefined)).toBe(0);
-    expect(read("")).toBe(0);
-    expect(read("100")).toBe(100);
+  it("defaults to 100 and takes whole numbers from 0 (V8's own) to 300", () => {
+    expect(read(undefined)).toBe(100);
+    expect(read("")).toBe(100);
+    expect(read("0")).toBe(0);
     expect(read("300")).toBe(300);
   });
   it("refuses anything else, naming the variable", () => {
