@@ -115,4 +115,21 @@ describe("serializeBody", () => {
   it("splices RawJson text and skips undefined members", () => {
     expect(stringify({ a: RawJson.text('{"x":1}'), b: undefined, c: [RawJson.text("null"), 2] })).toBe('{"a":{"x":1},"c":[null,2]}');
   });
+  it("writes numbers as JSON.stringify does", () => {
+    const numbers = [0, -0, 1, 1023, 1024, -1, 0.125, 1e21, 1e-7, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER];
+    expect(stringify(numbers)).toBe(JSON.stringify(numbers));
+    const input = create(SiteInputSchema, { state: "NM", disturbedAcres: 0.1 + 0.2 });
+    expect(JSON.parse(toPublicJson(SiteInputSchema, input, "snake").text).disturbedAcres).toBe(0.1 + 0.2);
+  });
+  it("writes a body begun while another is being written, and goes on after a write that threw", () => {
+    // A toJSON that writes a RawJson's text: a second body while the first holds the scratch area.
+    const nested = { toJSON: () => JSON.parse(RawJson.text(`{"inner":[${'"x",'.repeat(5000)}"y"]}`).text) };
+    const big = "é".repeat(40_000); // past the scratch area's first size, in UTF-8 two bytes each
+    const value = { before: big, nested, after: [1, "z"] };
+    expect(stringify(value)).toBe(JSON.stringify(value));
+    const failing = { toJSON: () => { throw new Error("boom"); } };
+    expect(() => stringify({ a: big, failing })).toThrow("boom");
+    expect(stringify(value)).toBe(JSON.stringify(value));
+    expect(stringify({ ok: true })).toBe('{"ok":true}');
+  });
 });

@@ -23,23 +23,103 @@ export type EnumStyle = "snake" | "kebab";
 export class RawJson {
   constructor(private readonly writeTo: (out: Out) => void) {}
   static text(text: string): RawJson {
-    return new RawJson((out) => out.push(text));
+    return new RawJson((out) => out.text(text));
   }
   write(out: Out): void {
     this.writeTo(out);
   }
   get text(): string {
-    const out: Out = [];
-    this.writeTo(out);
-    return toBytes(out).toString("utf8");
+    return written((out) => this.writeTo(out)).toString("utf8");
   }
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
 }
 
-/** Output pieces: text written now, or the UTF-8 bytes of a frozen message written earlier. */
-type Out = (string | Buffer)[];
+// One scratch area for assembling bodies; it grows to the largest body seen. Serialisation is
+// synchronous, so one body at a time uses it; a body begun while another is being written (only
+// RawJson.text could) gets an area of its own.
+let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024);
+let scratchInUse = false;
+const RUN_CHARS = 8 * 1024;
+
+/**
+ * A body being written: text joins a run that is encoded into the scratch area every few KB,
+ * and the UTF-8 bytes of frozen messages written earlier are copied in beside it. Pushing pieces
+ * to an array and joining them at the end cost an array of ~12,000 pieces per NWP batch, regrown
+ * as it filled (a tenth of the batch's garbage).
+ */
+class Out {
+  private buf: Buffer;
+  private readonly shared: boolean;
+  private run = "";
+  private at = 0;
+
+  constructor() {
+    this.shared = !scratchInUse;
+    this.buf = this.shared ? scratch : Buffer.allocUnsafeSlow(16 * 1024);
+    if (this.shared) scratchInUse = true;
+  }
+
+  text(s: string): void {
+    this.run += s;
+    // A long rope is flattened in pieces: one of a whole batch (~1 MB of UTF-16) would be a large
+    // short-lived string for the old generation to collect.
+    if (this.run.length >= RUN_CHARS) this.flush();
+  }
+
+  bytes(b: Buffer): void {
+    this.flush();
+    this.reserve(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+  }
+
+  /** Where the next byte goes: with `since`, the bytes of one message (to remember its text). */
+  mark(): number {
+    this.flush();
+    return this.at;
+  }
+
+  since(start: number): Buffer {
+    this.flush();
+    return copyOut(this.buf, start, this.at);
+  }
+
+  /** The body's bytes. */
+  finish(): Buffer {
+    this.flush();
+    return copyOut(this.buf, 0, this.at);
+  }
+
+  /** Frees the scratch area (also after a throw, which would otherwise keep it taken). */
+  release(): void {
+    if (!this.shared || !scratchInUse) return;
+    scratch = this.buf; // kept at the size it grew to
+    scratchInUse = false;
+  }
+
+  private flush(): void {
+    if (this.run === "") return;
+    // A UTF-16 code unit never takes more than 3 bytes in UTF-8.
+    this.reserve(this.run.length * 3);
+    this.at += this.buf.write(this.run, this.at, "utf8");
+    this.run = "";
+  }
+
+  private reserve(more: number): void {
+    if (this.at + more <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.at + more));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
+}
+
+function copyOut(buf: Buffer, from: number, to: number): Buffer {
+  const out = Buffer.allocUnsafe(to - from);
+  buf.copy(out, 0, from, to);
+  return out;
+}
 
 type FieldWriter = (msg: Record<string, unknown>, out: Out) => void;
 
@@ -53,13 +133,11 @@ export function toPublicJson(desc: DescMessage, msg: Message | undefined, style:
   return new RawJson((out) => writeMessage(desc, msg, style, out));
 }
 
-// Pieces are pushed to one output array and turned into bytes once per response: building nested
-// strings level by level copied the whole text once per level and fed the garbage collector.
 // Frozen messages are kept as UTF-8 bytes, so the bulk of an answer (permit text) is neither
 // re-encoded nor re-measured per response.
 function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumStyle, out: Out): void {
   if (msg === undefined) {
-    out.push("null");
+    out.text("null");
     return;
   }
   // Only frozen messages (the services' prepared datasets) are cached: caching per-request
@@ -68,27 +146,23 @@ function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumSt
   if (frozen) {
     const cached = texts[style].get(msg);
     if (cached !== undefined) {
-      out.push(cached);
+      out.bytes(cached);
       return;
     }
   }
-  const start = out.length;
-  if (desc.typeName === ValueSchema.typeName) out.push(JSON.stringify(valueToJson(msg as unknown as Value)) ?? "null");
+  const start = frozen ? out.mark() : 0;
+  if (desc.typeName === ValueSchema.typeName) out.text(JSON.stringify(valueToJson(msg as unknown as Value)) ?? "null");
   else {
     const plan = planOf(desc, style);
     const m = msg as unknown as Record<string, unknown>;
-    out.push("{");
+    out.text("{");
     for (let i = 0; i < plan.length; i++) {
-      if (i > 0) out.push(",");
+      if (i > 0) out.text(",");
       plan[i](m, out);
     }
-    out.push("}");
+    out.text("}");
   }
-  if (frozen) {
-    const bytes = toBytes(out.splice(start));
-    texts[style].set(msg, bytes);
-    out.push(bytes);
-  }
+  if (frozen) texts[style].set(msg, out.since(start));
 }
 
 // A fact's basis reads the same on both surfaces ("official-text"), as the datasets write it.
@@ -122,19 +196,21 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
     case "scalar": {
       const text = scalarText(field.scalar);
       return (m, out) => {
-        out.push(key, m[name] === undefined ? "null" : text(m[name]));
+        out.text(key);
+        out.text(m[name] === undefined ? "null" : text(m[name]));
       };
     }
     case "enum": {
       const text = enumText(field.enum, style);
       return (m, out) => {
-        out.push(key, m[name] === undefined ? "null" : text(m[name] as number));
+        out.text(key);
+        out.text(m[name] === undefined ? "null" : text(m[name] as number));
       };
     }
     case "message": {
       const d = field.message;
       return (m, out) => {
-        out.push(key);
+        out.text(key);
         writeMessage(d, m[name] as Message | undefined, style, out);
       };
     }
@@ -143,40 +219,39 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
       const texts = listTexts[style];
       return (m, out) => {
         const list = m[name] as unknown[];
-        out.push(key);
+        out.text(key);
         // A frozen list (shared notices, say) is written once, like a frozen message.
         const frozen = list.length > 0 && Object.isFrozen(list);
         if (frozen) {
           const cached = texts.get(list);
           if (cached !== undefined) {
-            out.push(cached);
+            out.bytes(cached);
             return;
           }
         }
-        const start = out.length;
-        out.push("[");
+        const start = frozen ? out.mark() : 0;
+        out.text("[");
         for (let i = 0; i < list.length; i++) {
-          if (i > 0) out.push(",");
+          if (i > 0) out.text(",");
           item(list[i], out);
         }
-        out.push("]");
-        if (frozen) {
-          const bytes = toBytes(out.splice(start));
-          texts.set(list, bytes);
-          out.push(bytes);
-        }
+        out.text("]");
+        if (frozen) texts.set(list, out.since(start));
       };
     }
     case "map": {
       const value = itemWriter(field.mapKind === "message" ? field.message : undefined, field.mapKind === "enum" ? field.enum : undefined, field.mapKind === "scalar" ? field.scalar : undefined, style);
       return (m, out) => {
         const src = m[name] as Record<string, unknown>;
-        out.push(key, "{");
+        out.text(key);
+        out.text("{");
         Object.keys(src).forEach((k, i) => {
-          out.push(i > 0 ? "," : "", JSON.stringify(k), ":");
+          if (i > 0) out.text(",");
+          out.text(JSON.stringify(k));
+          out.text(":");
           value(src[k], out);
         });
-        out.push("}");
+        out.text("}");
       };
     }
   }
@@ -186,7 +261,7 @@ function itemWriter(message: DescMessage | undefined, enumDesc: DescEnum | undef
   if (message) return (x, out) => writeMessage(message, x as Message, style, out);
   const text = enumDesc ? (enumText(enumDesc, style) as (x: unknown) => string) : scalarText(scalar!);
   return (x, out) => {
-    out.push(text(x));
+    out.text(text(x));
   };
 }
 
@@ -236,9 +311,18 @@ function scalarText(type: ScalarType): (v: unknown) => string {
     case ScalarType.BYTES:
       return (v) => JSON.stringify(Buffer.from(v as Uint8Array).toString("base64"));
     default:
-      // Numbers as JSON writes them (NaN and infinities become null); 64-bit integers as numbers.
-      return (v) => JSON.stringify(typeof v === "bigint" ? Number(v) : v);
+      return numberText;
   }
+}
+
+// Indexes, permit numbers, days: most numbers are small whole ones, whose text is made once.
+const SMALL_INTS = Array.from({ length: 1024 }, (_, i) => String(i));
+
+/** A number as JSON writes it (NaN and infinities become null); 64-bit integers as numbers. */
+function numberText(v: unknown): string {
+  const n = typeof v === "bigint" ? Number(v) : (v as number);
+  if (Number.isInteger(n) && n >= 0 && n < SMALL_INTS.length) return SMALL_INTS[n];
+  return Number.isFinite(n) ? String(n) : "null";
 }
 
 function valueToJson(v: Value): unknown {
@@ -259,88 +343,57 @@ function valueToJson(v: Value): unknown {
   }
 }
 
-// One scratch area for assembling bodies (serialisation is synchronous, so it is never shared
-// between two responses); it grows to the largest body seen.
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-const RUN_CHARS = 8 * 1024;
-
-/**
- * The UTF-8 bytes of the pieces: each run of text is encoded straight into the scratch area and
- * each cached piece copied beside it, then the body is copied out once. Encoding runs into their
- * own buffers and concatenating them cost an allocation per run.
- */
-function toBytes(out: Out): Buffer {
-  let at = 0;
-  let run = "";
-  for (let i = 0; i <= out.length; i++) {
-    const piece = i < out.length ? out[i] : undefined;
-    if (typeof piece === "string") {
-      run += piece;
-      // Runs are encoded every few KB: flattening one long rope (a batch's is ~1 MB of UTF-16)
-      // would make a large short-lived string for the old generation to collect.
-      if (run.length < RUN_CHARS) continue;
-    }
-    if (run !== "") {
-      // A UTF-16 code unit never takes more than 3 bytes in UTF-8.
-      reserve(at, run.length * 3);
-      at += scratch.write(run, at, "utf8");
-      run = "";
-    }
-    if (piece !== undefined && typeof piece !== "string") {
-      reserve(at, piece.length);
-      scratch.set(piece, at);
-      at += piece.length;
-    }
-  }
-  const body = Buffer.allocUnsafe(at);
-  scratch.copy(body, 0, 0, at);
-  return body;
-}
-
-function reserve(at: number, more: number): void {
-  if (at + more <= scratch.length) return;
-  const bigger = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, at + more));
-  scratch.copy(bigger, 0, 0, at);
-  scratch = bigger;
-}
-
 /** A response body: JSON.stringify's output as UTF-8 bytes, splicing RawJson in place. */
 export function serializeBody(v: unknown): Buffer {
-  const out: Out = [];
-  writeValue(v, out);
-  return toBytes(out);
+  return written((out) => writeValue(v, out));
+}
+
+function written(write: (out: Out) => void): Buffer {
+  const out = new Out();
+  try {
+    write(out);
+    return out.finish();
+  } finally {
+    out.release();
+  }
 }
 
 function writeValue(v: unknown, out: Out): void {
   if (v instanceof RawJson) return v.write(out);
   if (typeof v === "string") {
-    out.push(quoteText(v));
+    out.text(quoteText(v));
+    return;
+  }
+  if (typeof v === "number") {
+    out.text(numberText(v));
     return;
   }
   if (v === null || typeof v !== "object") {
-    out.push(JSON.stringify(v) ?? "null");
+    out.text(JSON.stringify(v) ?? "null");
     return;
   }
   if (Array.isArray(v)) {
-    out.push("[");
+    out.text("[");
     for (let i = 0; i < v.length; i++) {
-      if (i > 0) out.push(",");
+      if (i > 0) out.text(",");
       const x = v[i];
-      if (x === undefined || typeof x === "function") out.push("null");
+      if (x === undefined || typeof x === "function") out.text("null");
       else writeValue(x, out);
     }
-    out.push("]");
+    out.text("]");
     return;
   }
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return writeValue((v as { toJSON(): unknown }).toJSON(), out);
-  out.push("{");
+  out.text("{");
   let first = true;
   for (const k of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined || typeof x === "function") continue;
-    out.push(first ? "" : ",", quote(k), ":");
+    if (!first) out.text(",");
+    out.text(quote(k));
+    out.text(":");
     writeValue(x, out);
     first = false;
   }
-  out.push("}");
+  out.text("}");
 }
