@@ -67,3 +67,36 @@ describe("a port already in use", () => {
     }, 20_000);
   }
 });
+
+describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
+  const preload = path.join(ROOT, "test/support/record-v8-flags.cjs");
+  /** The V8 flags a role sets at start, read until it listens. */
+  async function flagsSetBy(script: string, env: Record<string, string>): Promise<string[]> {
+    const child = spawn(process.execPath, ["--require", preload, path.join(ROOT, script)], {
+      env: { ...process.env, HEAP_GROWING_PERCENT: "", PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => {
+          out += c;
+          if (out.includes("service listening")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`${script} exited ${code}: ${stderr}`)));
+      });
+    } finally {
+      child.kill("SIGKILL");
+    }
+    return [...stderr.matchAll(/^v8 flags set: (.*)$/gm)].map((m) => m[1]);
+  }
+
+  it("bounds it at 100 % by default, but leaves nwp's to V8, and takes the variable over either", async () => {
+    expect(await flagsSetBy("services/stormwater/dist/main.js", {})).toEqual(["--heap-growing-percent=100"]);
+    expect(await flagsSetBy("services/nwp/dist/main.js", {})).toEqual([]);
+    expect(await flagsSetBy("services/nwp/dist/main.js", { HEAP_GROWING_PERCENT: "150" })).toEqual(["--heap-growing-percent=150"]);
+    expect(await flagsSetBy("services/stormwater/dist/main.js", { HEAP_GROWING_PERCENT: "0" })).toEqual([]);
+  }, 30_000);
+});

@@ -11,20 +11,30 @@ import { processRegistry } from "./metrics.js";
 import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
 import { startTracing } from "./tracing.js";
 
-export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>): void {
+export interface StandaloneDefaults {
+  /** HEAP_GROWING_PERCENT when unset (heap.ts; the nwp service leaves growth to V8). */
+  heapGrowingPercent?: number;
+}
+
+/** The variables every service reads at start (README, Configuration), with this service's defaults. */
+export function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defaults: StandaloneDefaults = {}) {
+  return readEnv({
+    HOST: host({ default: "127.0.0.1" }),
+    PORT: port({ default: defaultPort }),
+    HEAP_GROWING_PERCENT: heapGrowingPercent({ default: defaults.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT }),
+    HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs }),
+    REQUEST_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.requestTimeoutMs }),
+    KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.keepAliveTimeoutMs }),
+    MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes }),
+    MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections }),
+    MAX_CONCURRENT_STREAMS: positiveInt({ default: DEFAULT_LIMITS.maxConcurrentStreams }),
+    MAX_CONNECTION_AGE_MS: nonNegativeInt({ default: DEFAULT_LIMITS.maxConnectionAgeMs }),
+  }, source);
+}
+
+export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>, defaults: StandaloneDefaults = {}): void {
   void startOrExit(async () => {
-    const env = readEnv({
-      HOST: host({ default: "127.0.0.1" }),
-      PORT: port({ default: defaultPort }),
-      HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT }),
-      HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs }),
-      REQUEST_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.requestTimeoutMs }),
-      KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.keepAliveTimeoutMs }),
-      MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes }),
-      MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections }),
-      MAX_CONCURRENT_STREAMS: positiveInt({ default: DEFAULT_LIMITS.maxConcurrentStreams }),
-      MAX_CONNECTION_AGE_MS: nonNegativeInt({ default: DEFAULT_LIMITS.maxConnectionAgeMs }),
-    });
+    const env = readStandaloneEnv(process.env, defaultPort, defaults);
     const limits: ServiceLimits = {
       headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
