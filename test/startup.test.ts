@@ -83,7 +83,7 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
         let out = "";
         child.stdout.on("data", (c: Buffer) => {
           out += c;
-          if (out.includes("service listening")) resolve();
+          if (/service listening|Server listening/.test(out)) resolve();
         });
         child.once("exit", (code) => reject(new Error(`${script} exited ${code}: ${stderr}`)));
       });
@@ -98,5 +98,13 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
     expect(await flagsSetBy("services/nwp/dist/main.js", {})).toEqual([]);
     expect(await flagsSetBy("services/nwp/dist/main.js", { HEAP_GROWING_PERCENT: "150" })).toEqual(["--heap-growing-percent=150"]);
     expect(await flagsSetBy("services/stormwater/dist/main.js", { HEAP_GROWING_PERCENT: "0" })).toEqual([]);
+  }, 30_000);
+
+  it("bounds the embedded gateway's, and leaves it to V8 where every service is remote", async () => {
+    const remote = { STORMWATER_URL: "http://127.0.0.1:1", NWP_URL: "http://127.0.0.1:1", ENTITLEMENT_URL: "http://127.0.0.1:1", RATELIMIT_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: "test-gateway-token-0123456789" };
+    expect(await flagsSetBy("gateway/dist/main.js", {})).toEqual(["--heap-growing-percent=100"]);
+    expect(await flagsSetBy("gateway/dist/main.js", { NWP_URL: remote.NWP_URL, GATEWAY_TOKEN: remote.GATEWAY_TOKEN })).toEqual(["--heap-growing-percent=100"]);
+    expect(await flagsSetBy("gateway/dist/main.js", remote)).toEqual([]);
+    expect(await flagsSetBy("gateway/dist/main.js", { ...remote, HEAP_GROWING_PERCENT: "100" })).toEqual(["--heap-growing-percent=100"]);
   }, 30_000);
 });

@@ -14,7 +14,7 @@ const trustProxy = makeValidator<boolean | string[]>((input) => {
 });
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
-  return readEnv(
+  const config = readEnv(
     {
       HOST: host({ default: "127.0.0.1", desc: "Address the gateway listens on." }),
       PORT: port({ default: 8080, desc: "Port the gateway listens on." }),
@@ -38,6 +38,12 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     env,
   );
+  // A gateway that calls every service remotely leaves heap growth to V8 unless told otherwise:
+  // bounded at 100 it spent 8 to 18 % more CPU per NWP batch, for about 70 MB less RSS. The
+  // bound stays where the services run in process (the embedded deployment's RSS target).
+  const allRemote = Boolean(config.STORMWATER_URL && config.NWP_URL && config.ENTITLEMENT_URL && config.RATELIMIT_URL);
+  const heapGrowingUnset = (env.HEAP_GROWING_PERCENT ?? "") === "";
+  return { ...config, HEAP_GROWING_PERCENT: allRemote && heapGrowingUnset ? 0 : config.HEAP_GROWING_PERCENT };
 }
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;
