@@ -1,5 +1,7 @@
 // Configuration is validated at start: a bad value stops the process with a message naming it.
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import net from "node:net";
 import { once } from "node:events";
 import path from "node:path";
@@ -72,8 +74,10 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
   const preload = path.join(ROOT, "test/support/record-v8-flags.cjs");
   /** The V8 flags a role sets at start, read until it listens. */
   async function flagsSetBy(script: string, env: Record<string, string>): Promise<string[]> {
+    // Each process its own state: some of these run at once.
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-heap-flags-"));
     const child = spawn(process.execPath, ["--require", preload, path.join(ROOT, script)], {
-      env: { ...process.env, HEAP_GROWING_PERCENT: "", PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+      env: { ...process.env, HEAP_GROWING_PERCENT: "", PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "info", STATE_DIR: stateDir, REDIS_URL: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -89,22 +93,36 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
       });
     } finally {
       child.kill("SIGKILL");
+      if (child.exitCode === null && child.signalCode === null) await once(child, "exit");
+      rmSync(stateDir, { recursive: true, force: true });
     }
     return [...stderr.matchAll(/^v8 flags set: (.*)$/gm)].map((m) => m[1]);
   }
 
   it("bounds it at 100 % by default, but leaves nwp's to V8, and takes the variable over either", async () => {
-    expect(await flagsSetBy("services/stormwater/dist/main.js", {})).toEqual(["--heap-growing-percent=100"]);
-    expect(await flagsSetBy("services/nwp/dist/main.js", {})).toEqual([]);
-    expect(await flagsSetBy("services/nwp/dist/main.js", { HEAP_GROWING_PERCENT: "150" })).toEqual(["--heap-growing-percent=150"]);
-    expect(await flagsSetBy("services/stormwater/dist/main.js", { HEAP_GROWING_PERCENT: "0" })).toEqual([]);
+    const [stormwater, nwp, nwpSet, stormwaterSet] = await Promise.all([
+      flagsSetBy("services/stormwater/dist/main.js", {}),
+      flagsSetBy("services/nwp/dist/main.js", {}),
+      flagsSetBy("services/nwp/dist/main.js", { HEAP_GROWING_PERCENT: "150" }),
+      flagsSetBy("services/stormwater/dist/main.js", { HEAP_GROWING_PERCENT: "0" }),
+    ]);
+    expect(stormwater).toEqual(["--heap-growing-percent=100"]);
+    expect(nwp).toEqual([]);
+    expect(nwpSet).toEqual(["--heap-growing-percent=150"]);
+    expect(stormwaterSet).toEqual([]);
   }, 30_000);
 
   it("bounds the embedded gateway's, and leaves it to V8 where every service is remote", async () => {
     const remote = { STORMWATER_URL: "http://127.0.0.1:1", NWP_URL: "http://127.0.0.1:1", ENTITLEMENT_URL: "http://127.0.0.1:1", RATELIMIT_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: "test-gateway-token-0123456789" };
-    expect(await flagsSetBy("gateway/dist/main.js", {})).toEqual(["--heap-growing-percent=100"]);
-    expect(await flagsSetBy("gateway/dist/main.js", { NWP_URL: remote.NWP_URL, GATEWAY_TOKEN: remote.GATEWAY_TOKEN })).toEqual(["--heap-growing-percent=100"]);
-    expect(await flagsSetBy("gateway/dist/main.js", remote)).toEqual([]);
-    expect(await flagsSetBy("gateway/dist/main.js", { ...remote, HEAP_GROWING_PERCENT: "100" })).toEqual(["--heap-growing-percent=100"]);
+    const [embedded, partlyRemote, allRemote, allRemoteSet] = await Promise.all([
+      flagsSetBy("gateway/dist/main.js", {}),
+      flagsSetBy("gateway/dist/main.js", { NWP_URL: remote.NWP_URL, GATEWAY_TOKEN: remote.GATEWAY_TOKEN }),
+      flagsSetBy("gateway/dist/main.js", remote),
+      flagsSetBy("gateway/dist/main.js", { ...remote, HEAP_GROWING_PERCENT: "100" }),
+    ]);
+    expect(embedded).toEqual(["--heap-growing-percent=100"]);
+    expect(partlyRemote).toEqual(["--heap-growing-percent=100"]);
+    expect(allRemote).toEqual([]);
+    expect(allRemoteSet).toEqual(["--heap-growing-percent=100"]);
   }, 30_000);
 });
