@@ -192,10 +192,10 @@ async function suite() {
   // Each run against the ceiling at the same load (saturation runs against ceiling saturation).
   const order = ["ceiling", "embedded", "distributed", "engine"];
   runs.sort((a, b) => order.indexOf(a.deployment) - order.indexOf(b.deployment));
+  const round = (x) => Math.round(x * 1e4) / 1e4;
   for (const r of runs) {
     const ceiling = runs.find((c) => c.deployment === "ceiling" && c.load === r.load) ?? runs.find((c) => c.deployment === "ceiling" && c.load === "saturation");
     r.ratio_to_ceiling = ceiling && ceiling.rps > 0 ? r.rps / ceiling.rps : 0;
-    const round = (x) => Math.round(x * 1e4) / 1e4;
     for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "cpu_ms_per_req", "ratio_to_ceiling"]) r[k] = round(r[k]);
     for (const p of Object.values(r.processes)) for (const k of Object.keys(p)) p[k] = round(p[k]);
   }

@@ -75,15 +75,23 @@ class Out {
     this.at += b.length;
   }
 
-  /** Where the next byte goes: with `since`, the bytes of one message (to remember its text). */
+  /** Writes the text `cache` holds for `key`; false when it holds none. */
+  replay(cache: WeakMap<object, Buffer>, key: object): boolean {
+    const bytes = cache.get(key);
+    if (bytes === undefined) return false;
+    this.bytes(bytes);
+    return true;
+  }
+
+  /** Where the next byte goes: `remember` then keeps what was written since as `key`'s text. */
   mark(): number {
     this.flush();
     return this.at;
   }
 
-  since(start: number): Buffer {
+  remember(cache: WeakMap<object, Buffer>, key: object, start: number): void {
     this.flush();
-    return copyOut(this.buf, start, this.at);
+    cache.set(key, copyOut(this.buf, start, this.at));
   }
 
   /** The body's bytes. */
@@ -143,13 +151,7 @@ function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumSt
   // Only frozen messages (the services' prepared datasets) are cached: caching per-request
   // messages would cost more in weak-map upkeep and GC than writing them again.
   const frozen = Object.isFrozen(msg);
-  if (frozen) {
-    const cached = texts[style].get(msg);
-    if (cached !== undefined) {
-      out.bytes(cached);
-      return;
-    }
-  }
+  if (frozen && out.replay(texts[style], msg)) return;
   const start = frozen ? out.mark() : 0;
   if (desc.typeName === ValueSchema.typeName) out.text(JSON.stringify(valueToJson(msg as unknown as Value)) ?? "null");
   else {
@@ -162,7 +164,7 @@ function writeMessage(desc: DescMessage, msg: Message | undefined, style: EnumSt
     }
     out.text("}");
   }
-  if (frozen) texts[style].set(msg, out.since(start));
+  if (frozen) out.remember(texts[style], msg, start);
 }
 
 // A fact's basis reads the same on both surfaces ("official-text"), as the datasets write it.
@@ -222,13 +224,7 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
         out.text(key);
         // A frozen list (shared notices, say) is written once, like a frozen message.
         const frozen = list.length > 0 && Object.isFrozen(list);
-        if (frozen) {
-          const cached = texts.get(list);
-          if (cached !== undefined) {
-            out.bytes(cached);
-            return;
-          }
-        }
+        if (frozen && out.replay(texts, list)) return;
         const start = frozen ? out.mark() : 0;
         out.text("[");
         for (let i = 0; i < list.length; i++) {
@@ -236,7 +232,7 @@ function writerFor(field: DescField, style: EnumStyle): FieldWriter {
           item(list[i], out);
         }
         out.text("]");
-        if (frozen) texts.set(list, out.since(start));
+        if (frozen) out.remember(texts, list, start);
       };
     }
     case "map": {

@@ -2,9 +2,10 @@
 // collects again. V8 picks a factor of up to 4x by itself; under load, with ~36 MB live, the
 // embedded gateway then sat at 250 to 300 MB of RSS, most of it garbage awaiting collection
 // (measured: RSS 190-300 MB by default, 150-215 MB at 100 %, for about 10 % more CPU on NWP
-// batches and none measurable on single determinations). The nwp service defaults to V8's own
-// (services/nwp/src/main.ts). V8 reads this factor at every collection, so setting it at start
-// takes effect.
+// batches and none measurable on single determinations). The nwp service and a gateway whose
+// services are all remote default to V8's own (services/nwp/src/main.ts, gateway/src/config.ts):
+// no RSS target applies there, and the bound cost their batches 8 to 25 % more CPU. V8 reads
+// this factor at every collection, so setting it at start takes effect.
 import v8 from "node:v8";
 import { makeValidator } from "envalid";
 

@@ -17,7 +17,7 @@ export interface StandaloneDefaults {
 }
 
 /** The variables every service reads at start (README, Configuration), with this service's defaults. */
-export function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defaults: StandaloneDefaults = {}) {
+function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defaults: StandaloneDefaults = {}) {
   return readEnv({
     HOST: host({ default: "127.0.0.1" }),
     PORT: port({ default: defaultPort }),
