@@ -4,7 +4,7 @@
 //                   ~400 KB of public JSON per answer)
 //   BENCH_ONLY      embedded,distributed (default both)
 //   BENCH_DURATION_S seconds per measured run (default 6)
-import { fmt, load, log, routes, startDistributed, startEmbedded, stateDirWithProKey, stopProcess } from "./lib.mjs";
+import { fmt, load, log, routes, settle, startDistributed, startEmbedded, stateDirWithProKey, stopProcess } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION_S ?? 6);
 const { stateDir, key } = stateDirWithProKey();
@@ -15,6 +15,7 @@ for (const [name, start] of [["embedded", startEmbedded], ["distributed", startD
   if (!route) throw new Error(`no route ${process.env.BENCH_ROUTE} in bench/lib.mjs routes()`);
   await load({ url: dep.baseUrl, requests: route.requests, load: "saturation", seconds: 1.5 });
   for (const l of ["saturation", "rate-200"]) {
+    await settle(dep.procs);
     const m = await load({ url: dep.baseUrl, requests: route.requests, load: l, seconds });
     log(`${name} ${route.route} ${l}: ${fmt(m.rps, 0)} req/s, p50 ${fmt(m.p50_ms, 2)} ms, p99 ${fmt(m.p99_ms, 2)} ms, errors ${m.errors}`);
   }

@@ -129,6 +129,26 @@ export function cpuSeconds(pid) {
 }
 
 /**
+ * Waits until a deployment has done the work already sent to it. A saturation run ends with up to
+ * SATURATION_CONNECTIONS requests still being answered (for the batch route, a few hundred ms of
+ * work), which the next run would meet as queueing and be charged for in CPU. Settled: a 200 ms
+ * window in which the processes together used at most 20 ms of CPU (two clock ticks).
+ * False when they are still busy after `timeoutMs`.
+ */
+export async function settle(procs, timeoutMs = 10_000) {
+  const used = () => procs.reduce((sum, p) => sum + cpuSeconds(p.child.pid), 0);
+  const deadline = performance.now() + timeoutMs;
+  let before = used();
+  while (performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = used();
+    if (now - before <= 0.02) return true;
+    before = now;
+  }
+  return false;
+}
+
+/**
  * What the server processes spent while a run lasted: the peak of their summed RSS, and CPU and
  * peak RSS by role. CPU per answered request is the figure that says which process bounds a
  * deployment's throughput, and it is far steadier between runs on a shared VM than requests per

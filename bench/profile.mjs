@@ -4,15 +4,18 @@
 //
 //   node bench/profile.mjs [embedded|distributed] [route substring] [seconds]
 //   e.g. node bench/profile.mjs embedded "POST /api/v1/determine" 10
+// PROFILE_LOAD=rate-200 profiles the fixed 200 req/s load instead of saturation.
 // Profiles are kept in a temporary folder whose path is printed (open them in Chrome DevTools).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fmt, load, log, routes, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess } from "./lib.mjs";
+import { fmt, load, log, routes, settle, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess } from "./lib.mjs";
 
 const [deployment = "embedded", routeFilter = "POST /api/v1/determine", secondsArg = "10"] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
+const LOAD = process.env.PROFILE_LOAD || "saturation";
+if (!["saturation", "rate-200"].includes(LOAD)) throw new Error(`PROFILE_LOAD must be saturation or rate-200, not ${LOAD}`);
 
 /** Self time per function and per file/package of the samples within [fromUs, toUs] (monotonic µs). */
 export function summarise(profile, fromUs = -Infinity, toUs = Infinity) {
@@ -72,8 +75,9 @@ let window;
 try {
   log(`${deployment}: warming up ${route.route}`);
   await load({ url: dep.baseUrl, requests: route.requests, load: "saturation", seconds: 2 });
+  await settle(dep.procs);
   const from = Number(process.hrtime.bigint() / 1000n);
-  const m = await load({ url: dep.baseUrl, requests: route.requests, load: "saturation", seconds });
+  const m = await load({ url: dep.baseUrl, requests: route.requests, load: LOAD, seconds });
   window = [from, Number(process.hrtime.bigint() / 1000n)];
   log(`${deployment} ${route.route}: ${fmt(m.rps, 0)} req/s, p50 ${fmt(m.p50_ms, 2)} ms, p99 ${fmt(m.p99_ms, 2)} ms, errors ${m.errors}`);
 } finally {

@@ -9,6 +9,8 @@
 // fixed offered load of 200 req/s on a uniform open-loop schedule (bench/lib.mjs paced(): autocannon's
 // overallRate sends each second's quota in one burst per connection; BENCH_RATE_TOOL=autocannon
 // uses it anyway, for comparison).
+// Before each measured run the processes are let finish what the previous run left in flight
+// (bench/lib.mjs settle()), so a rate-200 run does not start behind a saturation run's backlog.
 // Each run also records the CPU each server process spent per answered request (from /proc),
 // by role: the figure that shows which process bounds a deployment, steadier than req/s here.
 // Every request carries a key whose policy (bench/tiers.bench.json) never throttles, so auth and
@@ -29,7 +31,7 @@ import path from "node:path";
 import os from "node:os";
 import {
   fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, sampleProcesses, sampleRss,
-  startCeiling, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess,
+  settle, startCeiling, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess,
 } from "./lib.mjs";
 
 const args = new Set(process.argv.slice(2));
@@ -57,6 +59,8 @@ async function measureDeployment(deployment, baseUrl, procs, routeList) {
       if (w.errors) throw new Error(`${deployment} ${r.route}: ${w.errors} errors while warming up (${w.detail})`);
     }
     for (const l of r.loads) {
+      // The warm-up's (or the last run's) backlog is not this run's: let it drain first.
+      if (!(await settle(procs))) notes.push(`${deployment} ${r.route} ${l}: the processes were still busy 10 s after the previous run; measured anyway`);
       const sampling = sampleProcesses(procs);
       const t0 = performance.now();
       const m = await load({ url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });

@@ -1,7 +1,7 @@
 // The benchmark harness on a tiny budget: every deployment comes up, answers every request of the
 // mix with 2xx, and bench/run.mjs writes a well-formed results file. Timing targets are checked by
 // `npm run bench`, never here.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -138,5 +138,37 @@ describe("bench/lib.mjs startFlags", () => {
     expect(startFlags("gateway/dist/main.js")).toEqual(["--max-semi-space-size=16"]);
     expect(startFlags("bench/ceiling.mjs")).toEqual(["--max-semi-space-size=16"]);
     expect(() => startFlags("services/unknown/dist/main.js")).toThrow(/no start script of package.json runs node services\/unknown\/dist\/main.js/);
+  });
+});
+
+describe("bench/lib.mjs settle", () => {
+  const node = (code: string) => spawn(process.execPath, ["-e", code], { stdio: "ignore" });
+  // Busy for `ms` of wall time, then idle until killed.
+  const busyFor = (ms: number) => node(`const end = Date.now() + ${ms}; while (Date.now() < end); setTimeout(() => {}, 60000);`);
+
+  it("waits until the processes have finished their work, and says so", async () => {
+    // @ts-expect-error: a plain ES module without types
+    const { settle } = await import("../bench/lib.mjs");
+    const child = busyFor(800);
+    try {
+      const t0 = performance.now();
+      expect(await settle([{ child }])).toBe(true);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(600);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("gives up after its timeout while they stay busy", async () => {
+    // @ts-expect-error: a plain ES module without types
+    const { settle } = await import("../bench/lib.mjs");
+    const child = busyFor(60_000);
+    try {
+      const t0 = performance.now();
+      expect(await settle([{ child }], 700)).toBe(false);
+      expect(performance.now() - t0).toBeLessThan(2_000);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
