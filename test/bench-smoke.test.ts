@@ -172,3 +172,21 @@ describe("bench/lib.mjs settle", () => {
     }
   });
 });
+
+describe("bench/stages.mjs", () => {
+  it("times each stage of the NWP batch in process and gives the answer's sizes", async () => {
+    ensureBuilt();
+    const { stdout } = await run(process.execPath, [path.join(ROOT, "bench/stages.mjs"), "3"], { cwd: ROOT });
+    const out = JSON.parse(stdout);
+    expect(out.batches).toBe(3);
+    expect(Object.keys(out.ms_per_batch)).toEqual(["request", "request_pb", "engine", "encode", "decode", "json"]);
+    for (const v of Object.values(out.ms_per_batch)) expect(v).toBeGreaterThan(0);
+    // 100 determinations: ~1.4 KB each on the wire (shared parts sent once), ~4 KB each as public JSON.
+    expect(out.response_wire_bytes).toBeGreaterThan(100_000);
+    expect(out.response_json_bytes).toBeGreaterThan(2 * out.response_wire_bytes);
+  });
+
+  it("refuses a count that is not a positive whole number", async () => {
+    await expect(run(process.execPath, [path.join(ROOT, "bench/stages.mjs"), "0"], { cwd: ROOT })).rejects.toMatchObject({ stderr: expect.stringMatching(/batches must be a positive whole number/) });
+  });
+});
