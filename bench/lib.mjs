@@ -2,13 +2,13 @@
 // server processes of each deployment, RSS sampling and the autocannon runs.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { Pool } from "undici";
 import { batchOf100, PROJECTS, REQUIREMENT_QUERIES, SITES } from "./requests.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -270,8 +270,10 @@ export async function load({ url, requests, load, seconds }) {
  * generator itself made late is sent at once, so the schedule catches up.
  */
 export async function paced({ url, requests, rate, seconds }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const base = new URL(url);
+  // undici, not node:http: reading the batch's 405 KB answers, node:http's client spent 0.7 to
+  // 1.4 ms of CPU per answer (mostly its garbage collection), undici 0.7 to 0.9, on the two cores
+  // the servers use too.
+  const pool = new Pool(url, { connections: 64, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const interval = 1000 / rate;
   const total = Math.max(1, Math.round(rate * seconds));
   const lat = [];
@@ -279,32 +281,24 @@ export async function paced({ url, requests, rate, seconds }) {
   let bad = 0;
   const firstBad = [];
   const bodies = requests.map((r) => (r.body === undefined ? undefined : Buffer.from(r.body)));
-  const one = (i) =>
-    new Promise((resolve) => {
-      const sent = performance.now();
-      const r = requests[i % requests.length];
-      const body = bodies[i % requests.length];
-      const headers = { ...r.headers, ...(body ? { "content-length": body.length } : {}) };
-      const req = http.request({ agent, host: base.hostname, port: base.port, method: r.method, path: r.path, headers, timeout: 10_000 }, (res) => {
-        res.on("data", () => {});
-        res.on("end", () => {
-          if (res.statusCode >= 200 && res.statusCode < 300) {
-            ok++;
-            lat.push(performance.now() - sent);
-          } else {
-            bad++;
-            if (firstBad.length < 3) firstBad.push(res.statusCode);
-          }
-          resolve();
-        });
-      });
-      req.on("timeout", () => req.destroy(new Error("timeout")));
-      req.on("error", () => {
+  const one = async (i) => {
+    const sent = performance.now();
+    const r = requests[i % requests.length];
+    try {
+      const res = await pool.request({ method: r.method, path: r.path, headers: r.headers, body: bodies[i % requests.length] });
+      // Read to the last byte (dump's default limit would cut a batch answer short).
+      await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        ok++;
+        lat.push(performance.now() - sent);
+      } else {
         bad++;
-        resolve();
-      });
-      req.end(body);
-    });
+        if (firstBad.length < 3) firstBad.push(res.statusCode);
+      }
+    } catch {
+      bad++;
+    }
+  };
   const pending = [];
   const t0 = performance.now();
   for (let i = 0; i < total; i++) {
@@ -316,7 +310,7 @@ export async function paced({ url, requests, rate, seconds }) {
   }
   await Promise.all(pending);
   const elapsed = (performance.now() - t0) / 1000;
-  agent.destroy();
+  await pool.close();
   lat.sort((a, b) => a - b);
   return {
     rps: ok / elapsed,

@@ -6,9 +6,9 @@
 //   4. engine       the stormwater and NWP engines alone, in one process (bench/engines.mjs)
 //
 // "saturation" is autocannon with 50 connections as fast as the server answers; "rate-200" is a
-// fixed offered load of 200 req/s on a uniform open-loop schedule (bench/lib.mjs paced(): autocannon's
-// overallRate sends each second's quota in one burst per connection; BENCH_RATE_TOOL=autocannon
-// uses it anyway, for comparison).
+// fixed offered load of 200 req/s on a uniform open-loop schedule, sent with undici
+// (bench/lib.mjs paced(): autocannon's overallRate sends each second's quota in one burst per
+// connection; BENCH_RATE_TOOL=autocannon uses it anyway, for comparison).
 // Before each measured run the processes are let finish what the previous run left in flight
 // (bench/lib.mjs settle()), so a rate-200 run does not start behind a saturation run's backlog.
 // Each run also records the CPU each server process spent per answered request (from /proc),
@@ -96,7 +96,7 @@ function machine() {
     date: new Date().toISOString(),
     duration_s: DURATION_S,
     connections: SATURATION_CONNECTIONS,
-    rate_tool: process.env.BENCH_RATE_TOOL === "autocannon" ? `autocannon overallRate over ${RATE_CONNECTIONS} connections` : "paced open loop (uniform schedule)",
+    rate_tool: process.env.BENCH_RATE_TOOL === "autocannon" ? `autocannon overallRate over ${RATE_CONNECTIONS} connections` : "paced open loop (uniform schedule, undici client)",
   };
 }
 

@@ -3,6 +3,8 @@
 // `npm run bench`, never here.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -188,5 +190,33 @@ describe("bench/stages.mjs", () => {
 
   it("refuses a count that is not a positive whole number", async () => {
     await expect(run(process.execPath, [path.join(ROOT, "bench/stages.mjs"), "0"], { cwd: ROOT })).rejects.toMatchObject({ stderr: expect.stringMatching(/batches must be a positive whole number/) });
+  });
+});
+
+describe("bench/lib.mjs paced", () => {
+  it("times each answer to its last byte and counts every non-2xx answer as an error", async () => {
+    // @ts-expect-error: a plain ES module without types
+    const { paced } = await import("../bench/lib.mjs");
+    // 400 KB answers whose last bytes come 60 ms after the first (the batch's answers are ~405 KB).
+    const server = http.createServer((req, res) => {
+      if (req.url === "/fail") {
+        res.writeHead(503).end();
+        return;
+      }
+      res.writeHead(200, { "content-length": 400_000 });
+      res.write(Buffer.alloc(200_000, 97));
+      setTimeout(() => res.end(Buffer.alloc(200_000, 98)), 60);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const m = await paced({ url, requests: [{ method: "GET", path: "/ok", headers: {} }, { method: "GET", path: "/ok", headers: {} }, { method: "GET", path: "/fail", headers: {} }], rate: 30, seconds: 1 });
+      expect(m.errors).toBe(10);
+      expect(m.detail).toBe("non-2xx or failed 10 (first statuses: 503,503,503)");
+      expect(m.p50_ms).toBeGreaterThanOrEqual(60);
+      expect(m.rps).toBeGreaterThan(15);
+    } finally {
+      server.close();
+    }
   });
 });
