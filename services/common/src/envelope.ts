@@ -20,8 +20,7 @@ const COMPRESSED_FLAG = 0b01;
 export class EnvelopeReader {
   private chunks: Buffer[] = [];
   private size = 0;
-  /** The envelope being read, once its 5-byte prefix is in: its flags and whole length. */
-  private flags = 0;
+  /** The whole length of the envelope being read, once its 5-byte prefix is in. */
   private need = -1;
 
   constructor(private readonly maxBytes: number) {}
@@ -37,16 +36,15 @@ export class EnvelopeReader {
       if (this.need < 0) {
         if (this.size < 5) break;
         const head = this.chunks[0].length >= 5 ? this.chunks[0] : this.joined();
-        const flags = head[0];
         const length = head.readUInt32BE(1);
-        if (flags & COMPRESSED_FLAG) throw new ConnectError("compressed messages are not accepted here", Code.InvalidArgument);
+        if (head[0] & COMPRESSED_FLAG) throw new ConnectError("compressed messages are not accepted here", Code.InvalidArgument);
         if (length > this.maxBytes) throw new ConnectError(`message larger than ${this.maxBytes} bytes`, Code.ResourceExhausted);
-        this.flags = flags;
         this.need = 5 + length;
       }
       if (this.size < this.need) break;
       const all = this.chunks[0].length >= this.need ? this.chunks[0] : this.joined();
-      out.push({ flags: this.flags, data: all.subarray(5, this.need) });
+      // `all` begins with the envelope, its flags first.
+      out.push({ flags: all[0], data: all.subarray(5, this.need) });
       const rest = all.subarray(this.need);
       this.chunks.shift();
       if (rest.length > 0) this.chunks.unshift(rest);
