@@ -12,13 +12,13 @@
 //   json        the public JSON body written from the response (gateway)
 import { performance } from "node:perf_hooks";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { DetermineBatchRequestSchema, DetermineBatchResponseSchema, DeterminationSchema, ProjectInputSchema } from "@permits/proto/nwp/v1/nwp";
+import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
 import { loadDataset } from "../services/nwp/dist/dataset.js";
 import { createNwpService } from "../services/nwp/dist/service.js";
 import { sharedPartsDecoder } from "../services/common/dist/shared-decode.js";
-import { serializeBody, toPublicJson } from "../gateway/dist/http/public-json.js";
+import { serializeBody } from "../gateway/dist/http/public-json.js";
 import { determinationsOf } from "../gateway/dist/surfaces/nwp/batch-lists.js";
-import { parseProject } from "../gateway/dist/surfaces/nwp/routes.js";
+import { decidedItem, parseProject } from "../gateway/dist/surfaces/nwp/routes.js";
 import { batchOf100 } from "./requests.mjs";
 
 const batches = Number(process.argv[2] ?? 300);
@@ -32,8 +32,7 @@ const body = JSON.stringify(batchOf100());
 /** The body the batch route writes, less its meta (the same few hundred bytes for every batch). */
 function publicJson(res) {
   const determinationOf = determinationsOf(res);
-  const data = res.items.map((it) => ({ index: it.index, ok: it.ok, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, determinationOf(it), "kebab") }));
-  return serializeBody({ data });
+  return serializeBody({ data: res.items.map((it) => decidedItem(it, determinationOf)) });
 }
 
 const ms = { request: 0, request_pb: 0, engine: 0, encode: 0, decode: 0, json: 0 };

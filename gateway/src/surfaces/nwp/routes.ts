@@ -9,7 +9,9 @@ import {
   PermitSchema,
   ProjectInputSchema,
   StateCertificationSchema,
+  type BatchItem,
   type BatchProject,
+  type Determination,
 } from "@permits/proto/nwp/v1/nwp";
 import type { AppDeps } from "../../deps.js";
 import { parseFields } from "../../http/fields.js";
@@ -97,7 +99,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         const determinationOf = determinationsOf(res);
         for (const it of res.items) {
           items[it.index] = it.ok
-            ? { index: it.index, ok: true, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, determinationOf(it), "kebab") }
+            ? decidedItem(it, determinationOf)
             : failedItem(it.index, it.error ? problemOfBadRequest("invalid project", it.error) : new Problem("invalid_request", "invalid project"));
         }
         const succeeded = items.filter((i) => (i as { ok: boolean }).ok).length;
@@ -151,6 +153,11 @@ function parseBatchBody(body: unknown): { projects: unknown[] } {
     throw new Problem("batch_too_large", `A batch holds at most ${MAX_BATCH} projects; this one has ${projects.length}.`, { fields: [{ field: "projects", message: `at most ${MAX_BATCH} items` }] });
   }
   return { projects };
+}
+
+/** The public JSON of a batch item the nwp service decided (`determinationOf`: from determinationsOf). */
+export function decidedItem(it: BatchItem, determinationOf: (item: BatchItem) => Determination | undefined) {
+  return { index: it.index, ok: true, input: toPublicJson(ProjectInputSchema, it.input, "kebab"), determination: toPublicJson(DeterminationSchema, determinationOf(it), "kebab") };
 }
 
 function failedItem(index: number, e: unknown) {
