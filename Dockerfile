@@ -15,7 +15,7 @@
 # health Check over Connect JSON); compose passes the role explicitly.
 
 ############################ build stage ############################
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 
 # Manifests first so the dependency layer is cached across source-only changes.
@@ -38,7 +38,7 @@ RUN npm run build \
  && mkdir -p data
 
 ############################ runtime stage ##########################
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Container health probe; no dependencies (Node 20 global fetch).
+// Container health probe; no dependencies (Node global fetch).
 //
 //   node deploy/healthcheck.mjs <role>      role: gateway | stormwater | nwp | entitlement | ratelimit
 //

@@ -206,7 +206,7 @@ describe("image", () => {
     const df = read("Dockerfile");
     const froms = df.match(/^FROM\s+\S+/gim) ?? [];
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const f of froms) expect(f).toMatch(/node:20-bookworm-slim/);
+    for (const f of froms) expect(f).toMatch(/node:24-bookworm-slim/);
     expect(df).toMatch(/npm ci/);
     expect(df).toMatch(/npm run build/);
     expect(df).toMatch(/npm prune --omit=dev/);
