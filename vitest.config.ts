@@ -11,5 +11,7 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 20000,
     hookTimeout: 60000,
+    // Probes chromium, kubectl, redis-server and a Redis once; tests whose tool is missing are skipped.
+    globalSetup: ["test/support/prerequisites.ts"],
   },
 });

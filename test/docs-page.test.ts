@@ -6,10 +6,10 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import puppeteer, { type Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { CHROMIUM_PATH as CHROMIUM } from "./support/prerequisites.js";
 const SCREENSHOT = path.resolve(import.meta.dirname, "../test-output/docs/reference.png");
 const HTML = "text/html; charset=utf-8";
 const RATE_HEADERS = ["x-ratelimit-limit", "x-ratelimit-remaining", "ratelimit", "ratelimit-policy", "x-service-tier"];
@@ -110,7 +110,7 @@ describe("GET /docs over inject()", () => {
   });
 });
 
-describe("GET /docs in chromium", () => {
+describe.skipIf(!inject("prerequisites").chromium)("GET /docs in chromium", () => {
   it("lists every operation of both surfaces, offline, with a clean console, and saves a screenshot", async () => {
     const doc = (await get("/api/openapi")).json() as OpenApi;
     const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ endpoint: `${method.toUpperCase()} ${p}`, summary: op.summary, tag: op.tags[0] })));

@@ -7,7 +7,7 @@
 // Full form (`npm run faults`, FAULTS_FULL=1): 20 s at 200 requests/s per scenario, then the
 // table is printed. 200/s is what this 2-core machine serves with five or six server processes,
 // Redis and the load generator sharing it, with room left so latency stays far from the bounds.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart, type Row } from "./faults/scenarios.js";
 import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
 import { TIMEOUT_MS } from "./faults/provider-outage.js";
@@ -62,7 +62,7 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
     expect(f["gateway exit code"]).toBe(0);
   }, TIMEOUT);
 
-  it("Redis stopped and restarted: 0 failed anonymous or sandbox calls, keyed 503 with Retry-After, shared counting resumes", async () => {
+  it.skipIf(!inject("prerequisites").redisServer)("Redis stopped and restarted: 0 failed anonymous or sandbox calls, keyed 503 with Retry-After, shared counting resumes", async () => {
     const row = await run(redisKillRestart);
     expect(row.violations).toEqual([]);
     const f = row.figures;

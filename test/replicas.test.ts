@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createClient } from "redis";
 import { editedTiersFile, type TierPolicy } from "./support/tiers.js";
 import { ensureBuilt, freePort, ROOT, startProcess, startRedisServer, waitFor, type Proc } from "./support/processes.js";
@@ -41,7 +41,7 @@ async function stop(procs: Proc[]) {
   }));
 }
 
-describe("three gateway replicas on one Redis", () => {
+describe.skipIf(!inject("prerequisites").redis)("three gateway replicas on one Redis", () => {
   const prefix = `permits:test:${process.pid}:${Date.now()}:`;
   let procs: Proc[] = [];
   let urls: string[] = [];
@@ -89,7 +89,7 @@ describe("three gateway replicas on one Redis", () => {
   }, 60_000);
 });
 
-describe("Redis stopped mid-run", () => {
+describe.skipIf(!inject("prerequisites").redisServer)("Redis stopped mid-run", () => {
   let redis: ChildProcess | undefined;
   let port = 0;
   let procs: Proc[] = [];

@@ -2,14 +2,14 @@
 // requests: a keyed caller gets the documented 503 within REDIS_TIMEOUT_MS, keyless callers keep
 // being answered by the per-instance limiter, and everything resumes when Redis does.
 import type { ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { freePort, generousTiersFile, startRedisServer, waitFor } from "./support/processes.js";
 
 const TIMEOUT_MS = 250;
 
-describe("a silent Redis", () => {
+describe.skipIf(!inject("prerequisites").redisServer)("a silent Redis", () => {
   let redis: ChildProcess;
   let gw: Embedded;
   let key: string;

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import net from "node:net";
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { ManualClock } from "@permits/common/clock";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
@@ -100,7 +100,7 @@ describe("ResilientStore", () => {
   });
 });
 
-describe.skipIf(!(await hasRedisServer()))("a private redis-server: stopped, restarted, stalled", () => {
+describe.skipIf(!inject("prerequisites").redisServer)("a private redis-server: stopped, restarted, stalled", () => {
   let server: ChildProcess | undefined;
   afterEach(() => {
     server?.kill("SIGKILL");

@@ -75,23 +75,6 @@ export async function deleteKeys(url: string, prefix: string): Promise<void> {
   }
 }
 
-/** Whether the test Redis answers; suites needing it skip (loudly) when it does not. */
-export async function redisReachable(url = TEST_REDIS_URL): Promise<boolean> {
-  const client = createClient({ url, socket: { connectTimeout: 500, reconnectStrategy: false } });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    // CI starts Redis; there a missing server is a failure, not a reason to skip.
-    if (process.env.CI) throw new Error(`Redis does not answer at ${url}, and CI must run the Redis suites`);
-    return false;
-  } finally {
-    if (client.isOpen) client.destroy();
-  }
-}
-
 export function ms(iso: string): number {
   return Date.parse(iso);
 }
