@@ -6,11 +6,12 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
 import { basisOf } from "@permits/common/basis";
-import { coverageOf } from "./holdings.js";
+import { coverageOf, nwpSnapshot } from "./holdings.js";
+import { serviceChangelog, type Changelog } from "@permits/common/changelog";
 import { SharedLists } from "./shared-lists.js";
 import {
   ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
-  GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
+  GetChangesResponseSchema, GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
   ListDistrictsResponseSchema, ListPermitsResponseSchema, NwpService, PermitSchema, ProjectInputSchema, RulesetSchema,
   StateCertificationSchema, Verdict,
 } from "@permits/proto/nwp/v1/nwp";
@@ -144,13 +145,22 @@ function buildLookups(ds: Dataset) {
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
 /** `determined`: told the verdict of each determination, batch items included (metrics). */
-export function createNwpService(ds: Dataset, today: () => string, determined: (verdict: string) => void = () => {}): ServiceImpl<typeof NwpService> {
+/** `changelog`: the released snapshots (data/changelog/nwp) and this dataset as the newest version. */
+export function createNwpService(
+  ds: Dataset,
+  today: () => string,
+  determined: (verdict: string) => void = () => {},
+  changelog: Changelog = serviceChangelog("nwp", nwpSnapshot(ds)),
+): ServiceImpl<typeof NwpService> {
   const verdictOf = (d: { verdict: Verdict } | undefined) => determined(Verdict[d?.verdict ?? Verdict.UNSPECIFIED].toLowerCase());
   const L = buildLookups(ds);
   const coverage = coverageOf(ds, L.ruleset); // static: built once
   return {
     getCoverage() {
       return coverage;
+    },
+    getChanges(req) {
+      return create(GetChangesResponseSchema, { changes: changelog.since(req.since) });
     },
     determine(req) {
       const v = validateProject(ds, req.project);

@@ -3,10 +3,12 @@
 import { create } from "@bufbuild/protobuf";
 import { deepFreeze } from "@permits/common/freeze";
 import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
+import { lastCheckedByGroup } from "@permits/common/fact-index";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
 import { confidenceOf, gateOf, isWithheld } from "./messages.js";
 import type { Dataset } from "./types.js";
+import { stormwaterFacts } from "../changelog.js";
 
 export function basisCounts(t: BasisTally[]): BasisCount[] {
   return t.map((x) => create(BasisCountSchema, { basis: basisOf(x.basis), confidence: confidenceOf(x.confidence), count: x.count }));
@@ -40,6 +42,7 @@ function withheld(ds: Dataset): number {
 }
 
 export function coverageOf(ds: Dataset): GetCoverageResponse {
+  const checked = lastCheckedByGroup(stormwaterFacts(ds.raw));
   const jurisdictions = ds.codes.map((code) => {
     const pj = ds.jurisdictions.get(code)!;
     const j = pj.raw;
@@ -59,6 +62,8 @@ export function coverageOf(ds: Dataset): GetCoverageResponse {
       requirements: basisCounts(tallyFacts(reqs)),
       credentialGate: gateOf(j.credential.gate),
       credentialConfidence: confidenceOf(j.credential.confidence),
+      // An EPA jurisdiction's answers rest on the federal permit's facts too.
+      lastCheckedOn: latest(checked.get(`jurisdiction/${code}`), epa ? checked.get(`permit/${cgp.id}`) : undefined),
     });
   });
   return deepFreeze(create(GetCoverageResponseSchema, {
@@ -68,4 +73,8 @@ export function coverageOf(ds: Dataset): GetCoverageResponse {
     nullFacts: nullFacts(ds).reduce((n, x) => n + x.count, 0),
     jurisdictions,
   }));
+}
+
+function latest(...dates: (string | undefined)[]): string | undefined {
+  return dates.reduce<string | undefined>((a, d) => (d && (!a || d > a) ? d : a), undefined);
 }
