@@ -41,7 +41,8 @@ function statedFields(o: Obj): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
     if (SOURCE_KEYS.has(k)) continue;
-    if (isScalar(v) || (Array.isArray(v) && v.every(isScalar))) out[k] = v;
+    // An empty list is left out: it may be an empty list of records, and a list that fills shows anyway.
+    if (isScalar(v) || (Array.isArray(v) && v.length > 0 && v.every(isScalar))) out[k] = v;
   }
   return Object.keys(out).length > 0 ? out : null;
 }
