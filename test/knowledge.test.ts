@@ -27,7 +27,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(stormwater.datasetVersion).toMatch(/^2026-11-21\.[0-9a-f]{10}$/);
     expect(stormwater.jurisdictions).toHaveLength(56);
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NC")).toMatchObject({ requirementCount: 4, credentialGate: "unknown" });
-    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16" });
+    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16", lastCheckedOn: "2026-11-21" });
     for (const f of [...stormwater.facts, ...n.facts]) {
       expect(BASES).toContain(f.basis);
       if (f.confidence === "verified") expect(["official-text", "agency-form"]).toContain(f.basis);
@@ -40,6 +40,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
       acreageLimit: { held: true, basis: "prior-edition", confidence: "unverified" },
       notification: { held: true, basis: "unsourced", confidence: "unverified" },
       pcnAlways: true,
+      lastCheckedOn: "2026-11-21",
     });
     expect(n.permits.find((p: { number: number }) => p.number === 60).notification.held).toBe(false);
   });
@@ -74,6 +75,6 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(d.coverage).toBe("required");
     expect(d.notices.some((n: string) => n.includes("falls after EPA 2022 Construction General Permit (CGP) expires on 16 February 2027"))).toBe(true);
     const option1 = d.requirements.find((r: { id: string }) => r.id === "inspection.frequency.option1");
-    expect(option1.citation).toMatchObject({ basis: "agency-form", confidence: "verified" });
+    expect(option1.citation).toMatchObject({ basis: "agency-form", confidence: "verified", checkedOn: "2026-11-21" });
   });
 });

@@ -101,3 +101,19 @@ export function lastCheckedByGroup(index: FactIndex): Map<string, string> {
   }
   return out;
 }
+
+/** The facts per date their source was last read, oldest first (undated last), each date's facts counted per group. */
+export function factsByAge(index: FactIndex): { checkedOn: string | null; count: number; groups: { kind: string; id: string; count: number }[] }[] {
+  const byDate = new Map<string | null, Map<string, { kind: string; id: string; count: number }>>();
+  for (const f of Object.values(index)) {
+    const groups = byDate.get(f.checkedOn) ?? byDate.set(f.checkedOn, new Map()).get(f.checkedOn)!;
+    const k = `${f.group.kind}/${f.group.id}`;
+    const g = groups.get(k) ?? groups.set(k, { ...f.group, count: 0 }).get(k)!;
+    g.count++;
+  }
+  const dates = [...byDate.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a < b ? -1 : a > b ? 1 : 0));
+  return dates.map((checkedOn) => {
+    const groups = [...byDate.get(checkedOn)!.values()];
+    return { checkedOn, count: groups.reduce((n, g) => n + g.count, 0), groups };
+  });
+}

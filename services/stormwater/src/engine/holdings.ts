@@ -30,6 +30,22 @@ export function nullFacts(ds: Dataset): { label: string; count: number }[] {
   ];
 }
 
+/** The fifteen largest construction markets (issue 28), whose requirements are read first. */
+export const LARGEST_MARKETS = ["TX", "CA", "FL", "GA", "NC", "AZ", "CO", "WA", "VA", "TN", "SC", "OH", "PA", "NY", "UT"] as const;
+
+/** What is held where it matters most: requirements in the largest markets, verified CGP requirements. */
+export function heldCounts(ds: Dataset): { label: string; count: number; of: number; codes?: string[] }[] {
+  const held = LARGEST_MARKETS.filter((code) => {
+    const j = ds.raw.jurisdictions.jurisdictions.find((x) => x.code === code);
+    return j !== undefined && (j.authority === "epa" || j.statePermits.some((p) => p.requirements.length > 0));
+  });
+  const cgp = ds.raw.cgpRequirements.requirements;
+  return [
+    { label: "largest markets with requirements held", count: held.length, of: LARGEST_MARKETS.length, codes: held },
+    { label: "CGP requirements verified", count: cgp.filter((q) => q.citation.confidence === "verified").length, of: cgp.length },
+  ];
+}
+
 /** Values that would relax an answer but rest on a basis that may not: served as null. */
 function withheld(ds: Dataset): number {
   const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
