@@ -1,7 +1,10 @@
 // The fact index and the changelog built from it: what a fact is, what counts as a change, and
 // the release chain's rules.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildChangelog, diffFacts, releaseChain, withCurrent, type Snapshot } from "./changelog.js";
+import { buildChangelog, diffFacts, readSnapshots, releaseChain, snapshotText, withCurrent, type Snapshot } from "./changelog.js";
 import { factIndex, lastCheckedByGroup } from "./fact-index.js";
 
 const cite = (checkedOn: string, extra: Record<string, unknown> = {}) => ({ sourceCitation: "Part 4", sourceUrl: "https://www.epa.gov/x", confidence: "unverified", basis: "secondary", checkedOn, ...extra });
@@ -55,5 +58,22 @@ describe("diffFacts and the chain", () => {
     expect(fromA.versions.map((v) => [v.datasetVersion, v.changeCount])).toEqual([["b", 1], ["c", 1]]);
     expect(fromA.groups.map((g) => [g.id, g.changes.map((c) => c.datasetVersion)])).toEqual([["TX", ["b", "c"]]]);
     expect(answers.get("c")!.groups).toEqual([]);
+  });
+});
+
+describe("readSnapshots", () => {
+  it("reads a folder of snapshots and refuses a file that is not one", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "snapshots-"));
+    try {
+      fs.writeFileSync(path.join(dir, "a.json"), snapshotText(snap("a", null)));
+      expect(readSnapshots("stormwater", dir).map((s) => s.datasetVersion)).toEqual(["a"]);
+      expect(readSnapshots("stormwater", path.join(dir, "none"))).toEqual([]);
+      fs.writeFileSync(path.join(dir, "b.json"), snapshotText({ ...snap("b", "a"), facts: { x: { basis: "rumour" } } as never }));
+      expect(() => readSnapshots("stormwater", dir)).toThrow("stormwater changelog b.json: fact x is not a fact record");
+      fs.writeFileSync(path.join(dir, "b.json"), snapshotText(snap("c", "a")));
+      expect(() => readSnapshots("stormwater", dir)).toThrow("names stormwater c");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

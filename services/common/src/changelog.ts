@@ -19,7 +19,7 @@ import {
   type FactChanges,
   type FactState,
 } from "@permits/proto/common/v1/common";
-import { basisOf } from "./basis.js";
+import { BASIS_WORDS, basisOf } from "./basis.js";
 import { dataDir } from "./data-dir.js";
 import { invalidArgument, ViolationReason } from "./errors.js";
 import type { FactIndex, FactRecord } from "./fact-index.js";
@@ -59,6 +59,10 @@ export function readSnapshots(dataset: DatasetName, dir = changelogDir(dataset))
     const where = `${dataset} changelog ${f}`;
     if (s.dataset !== dataset || `${s.datasetVersion}.json` !== f) throw new Error(`${where}: names ${s.dataset} ${s.datasetVersion}`);
     if (typeof s.facts !== "object" || s.facts === null || (s.previousVersion !== null && typeof s.previousVersion !== "string")) throw new Error(`${where}: not a snapshot`);
+    for (const [key, f] of Object.entries(s.facts)) {
+      const wellFormed = typeof f.group?.kind === "string" && typeof f.group?.id === "string" && BASIS_WORDS.includes(f.basis) && ["verified", "unverified"].includes(f.confidence) && (f.checkedOn === null || typeof f.checkedOn === "string");
+      if (!wellFormed) throw new Error(`${where}: fact ${key} is not a fact record`);
+    }
     return s;
   });
 }
