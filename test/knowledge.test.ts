@@ -62,6 +62,13 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(d.candidates[0].reasons[0]).toMatchObject({ code: "acreage-within-limit", basis: "prior-edition" });
   });
 
+  it("a nationwide permit's limits, PCN conditions and terms carry the date their source was last read", async () => {
+    const p = (await gw.request({ method: "GET", url: "/api/v1/nwp/29", headers: SANDBOX })).json().data;
+    expect(p.acreageLimit).toMatchObject({ basis: "prior-edition", checkedOn: "2026-11-21" });
+    expect(p.pcnConditions[0].checkedOn).toBe("2026-11-21");
+    expect(p.notification.checkedOn).toBe("2026-11-21");
+  });
+
   it("terms that may not relax: pcn.required is null in the JSON, with a gap naming the permit", async () => {
     const d = (await nwp({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 })).json().data;
     expect(d.pcn.required).toBeNull();

@@ -924,6 +924,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpPcnCondition: {
             /** @description always, acreage-above or linear-feet-above. */
@@ -946,6 +948,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpPermitTerms: {
             /** @description Whether these terms are held in the dataset. */
@@ -964,6 +968,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpDistrict: {
             /** @description Three-letter Corps district code. */

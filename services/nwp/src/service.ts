@@ -89,11 +89,11 @@ function inputInit(i: NormalizedInput): MessageInitShape<typeof ProjectInputSche
 function limitInit(l: RawLimit | null | undefined) {
   if (!l) return undefined;
   const scope = l.appliesTo.length === 4 ? "all resource types" : l.appliesTo.join(", ");
-  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence], basis: basisOf(l.basis) };
+  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence], basis: basisOf(l.basis), checkedOn: l.checkedOn };
 }
 
 function termsInit(t: RawNotification) {
-  return { held: t.held, summary: t.summary, sourceUrl: t.sourceUrl, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) };
+  return { held: t.held, summary: t.summary, sourceUrl: t.sourceUrl, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis), checkedOn: t.checkedOn };
 }
 
 function buildLookups(ds: Dataset) {
@@ -111,7 +111,7 @@ function buildLookups(ds: Dataset) {
       streamBedLinearFeetLimit: limitInit(p.streamBedLinearFeetLimit),
       pcnConditions: p.pcnConditions.map((c) => ({
         kind: c.kind, threshold: c.threshold, unit: c.unit, description: c.description, sourceUrl: c.sourceUrl,
-        confidence: CONFIDENCE[c.confidence], basis: basisOf(c.basis),
+        confidence: CONFIDENCE[c.confidence], basis: basisOf(c.basis), checkedOn: c.checkedOn,
       })),
       notification: termsInit(p.notification),
       limitTerms: termsInit(p.limitTerms),
