@@ -68,6 +68,15 @@ function record(o: Obj, group: FactRecord["group"], value: FactRecord["value"], 
   return r;
 }
 
+const indexes = new WeakMap<object, FactIndex>();
+
+/** factIndex once per loaded dataset (`owner`: its raw data): the read-out and the changelog share it. */
+export function factIndexOnce(owner: object, files: () => Record<string, unknown>, groupOf: GroupOf): FactIndex {
+  let index = indexes.get(owner);
+  if (!index) indexes.set(owner, (index = factIndex(files(), groupOf)));
+  return index;
+}
+
 /** Every fact of a dataset, keyed by its path ("jurisdictions/TX/statePermits/tx-txr150000/datesCitation"). */
 export function factIndex(files: Record<string, unknown>, groupOf: GroupOf): FactIndex {
   const index: FactIndex = {};

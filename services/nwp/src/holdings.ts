@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { deepFreeze } from "@permits/common/freeze";
 import { basisOf, tallyFacts } from "@permits/common/basis";
 import type { Snapshot } from "@permits/common/changelog";
-import { factIndex, lastCheckedByGroup, type FactIndex, type GroupOf } from "@permits/common/fact-index";
+import { factIndexOnce, lastCheckedByGroup, type FactIndex, type GroupOf } from "@permits/common/fact-index";
 import { BasisCountSchema, Confidence } from "@permits/proto/common/v1/common";
 import { FactHeldSchema, GetCoverageResponseSchema, PermitCoverageSchema, type GetCoverageResponse, type Ruleset } from "@permits/proto/nwp/v1/nwp";
 import type { Dataset, RawDataset, RawPermit } from "./engine/index.js";
@@ -25,7 +25,7 @@ export function nwpFacts(raw: RawDataset): FactIndex {
     if (file === "ruleset") return { kind: "ruleset", id: raw.ruleset.id };
     return { kind: file, id: a };
   };
-  return factIndex({ ruleset: raw.ruleset, permits: raw.permits, districts: raw.districts, "states-401": raw.states, activities: raw.activities }, groupOf);
+  return factIndexOnce(raw, () => ({ ruleset: raw.ruleset, permits: raw.permits, districts: raw.districts, "states-401": raw.states, activities: raw.activities }), groupOf);
 }
 
 /** The loaded dataset as its changelog snapshot (previousVersion is set where it is released). */

@@ -2,7 +2,7 @@
 // changelog (GET /api/v1/changes) and of the report of facts by age. Grouped by what an
 // integrator's stored answers turn on: a jurisdiction, a permit (the federal CGP's requirements
 // belong to it), or an EPA area (Indian country, federal facilities, other areas).
-import { factIndex, type FactIndex, type GroupOf } from "@permits/common/fact-index";
+import { factIndexOnce, type FactIndex, type GroupOf } from "@permits/common/fact-index";
 import type { Snapshot } from "@permits/common/changelog";
 import type { RawData } from "./engine/raw.js";
 import type { Dataset } from "./engine/types.js";
@@ -14,8 +14,9 @@ export function stormwaterFacts(raw: RawData): FactIndex {
     if (file === "cgp-requirements") return { kind: "permit", id: raw.cgpRequirements.permitId };
     return { kind: "area", id: a === "otherAreas" ? b : a };
   };
-  return factIndex(
-    { jurisdictions: raw.jurisdictions.jurisdictions, permits: raw.permits.permits, "cgp-requirements": raw.cgpRequirements, "epa-areas": raw.epaAreas },
+  return factIndexOnce(
+    raw,
+    () => ({ jurisdictions: raw.jurisdictions.jurisdictions, permits: raw.permits.permits, "cgp-requirements": raw.cgpRequirements, "epa-areas": raw.epaAreas }),
     groupOf,
   );
 }
