@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildChangelog, diffFacts, readSnapshots, releaseChain, snapshotText, withCurrent, type Snapshot } from "./changelog.js";
-import { factIndex, lastCheckedByGroup } from "./fact-index.js";
+import { factIndex, factsByAge, lastCheckedByGroup } from "./fact-index.js";
 
 const cite = (checkedOn: string, extra: Record<string, unknown> = {}) => ({ sourceCitation: "Part 4", sourceUrl: "https://www.epa.gov/x", confidence: "unverified", basis: "secondary", checkedOn, ...extra });
 const data = (value: number, checkedOn = "2026-11-21") => ({
@@ -25,6 +25,13 @@ describe("factIndex", () => {
       group: { kind: "jurisdiction", id: "TX" }, value: { id: "inspection", value: 7 }, basis: "secondary", confidence: "unverified",
       checkedOn: "2026-11-21", sourceCitation: "Part 4", sourceUrl: "https://www.epa.gov/x",
     });
+  });
+  it("facts by age: oldest date first, counted per group, the undated last", () => {
+    expect(factsByAge(index)).toEqual([
+      { checkedOn: "2026-11-20", count: 1, groups: [{ kind: "jurisdiction", id: "TX", count: 1 }] },
+      { checkedOn: "2026-11-21", count: 1, groups: [{ kind: "jurisdiction", id: "TX", count: 1 }] },
+      { checkedOn: null, count: 1, groups: [{ kind: "jurisdiction", id: "OH", count: 1 }] },
+    ]);
   });
   it("a row's own citation is its source (not a second fact); a row with none has no date", () => {
     expect(index["rows/TX"]).toMatchObject({ value: { code: "TX", name: "Texas" }, checkedOn: "2026-11-20", quote: "TCEQ", basis: "official-text" });
