@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // npm run data:report: what each dataset holds, per basis and confidence, per jurisdiction and per
-// NWP; exits 1 on an internal contradiction. `--markdown` prints the README's "What we know" table.
-// Reads the built services (npm run build) and DATA_DIR like the services do.
+// NWP, the counts issue 28 tracks, and every fact by the date its source was last read; exits 1 on
+// an internal contradiction or on a permit that has expired on the evaluation date with no
+// successor recorded and no note that none is announced. `--on=yyyy-mm-dd` sets the evaluation
+// date (default EVALUATION_DATE, else today, UTC). `--markdown` prints the README's "What we know"
+// table. Reads the built services (npm run build) and DATA_DIR like the services do.
 import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
-import { nullFacts } from "../services/stormwater/dist/engine/holdings.js";
+import { heldCounts, nullFacts } from "../services/stormwater/dist/engine/holdings.js";
+import { factsByAge } from "../services/common/dist/fact-index.js";
 import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
-import { nwpDatasetVersion, nwpNullFacts } from "../services/nwp/dist/holdings.js";
+import { nwpDatasetVersion, nwpFacts, nwpNullFacts } from "../services/nwp/dist/holdings.js";
+import { stormwaterFacts } from "../services/stormwater/dist/changelog.js";
 import { BASIS_WORDS, tallyFacts } from "../services/common/dist/basis.js";
 
 const GOV = /^https?:\/\/(?:[a-z0-9-]+\.)+(?:gov|mil|state\.[a-z]{2}\.us)(?::\d+)?(?:[/?#]|$)/;
@@ -53,8 +58,18 @@ function checkDates(path, dates, citation) {
   }
 }
 
-function checkTerm(path, term, asOf) {
-  if (term.expiryDate && term.expiryDate < asOf && !term.successorNote && !term.successorId) problems.push(`${path}: expired on ${term.expiryDate} with no successor note`);
+const onArg = process.argv.find((a) => a.startsWith("--on="))?.slice(5);
+const evaluationDate = onArg ?? (process.env.EVALUATION_DATE || new Date().toISOString().slice(0, 10));
+if (!/^\d{4}-\d{2}-\d{2}$/.test(evaluationDate) || Number.isNaN(Date.parse(evaluationDate))) {
+  console.error(`data:report: the evaluation date must be yyyy-mm-dd, got ${JSON.stringify(evaluationDate)}`);
+  process.exit(2);
+}
+
+/** A permit past its expiry on the evaluation date must name its successor or say none is announced. */
+function checkTerm(path, term) {
+  if (term.expiryDate && term.expiryDate < evaluationDate && !term.successorNote && !term.successorId) {
+    problems.push(`${path}: expired on ${term.expiryDate} (evaluation date ${evaluationDate}) with no successor recorded and no note that none is announced`);
+  }
 }
 
 const sw = loadStormwater();
@@ -64,7 +79,7 @@ checkFacts("nwp", nwp.raw);
 for (const p of sw.raw.permits.permits) {
   checkDates(`stormwater.permits.${p.id}`, { effectiveDate: p.effectiveDate, ...(p.expiryCitation ? {} : { expiryDate: p.expiryDate }) }, p.citation);
   if (p.expiryCitation) checkDates(`stormwater.permits.${p.id}`, { expiryDate: p.expiryDate }, p.expiryCitation);
-  checkTerm(`stormwater.permits.${p.id}`, p, sw.asOf);
+  checkTerm(`stormwater.permits.${p.id}`, p);
 }
 for (const j of sw.raw.jurisdictions.jurisdictions) {
   for (const p of j.statePermits) {
@@ -72,11 +87,12 @@ for (const j of sw.raw.jurisdictions.jurisdictions) {
     checkDates(path, { effectiveDate: p.effectiveDate, expiryDate: p.expiryDate }, p.datesCitation);
     if ((p.effectiveDate || p.expiryDate) && !p.datesCitation) problems.push(`${path}: a date is held with no citation`);
     if ((!p.effectiveDate || !p.expiryDate) && !p.datesNote) problems.push(`${path}: a date is null with no note saying why`);
-    checkTerm(path, p, sw.asOf);
+    checkTerm(path, p);
   }
 }
 const r = nwp.ruleset;
 checkDates("nwp.ruleset", { effectiveDate: r.effectiveDate, expiryDate: r.expiryDate }, r);
+checkTerm("nwp.ruleset", { expiryDate: r.expiryDate, successorId: nwp.raw.ruleset.successorId });
 
 const tally = (raw) => {
   const t = tallyFacts(raw);
@@ -114,6 +130,19 @@ if (process.argv.includes("--markdown")) {
       credential: `${j.credential.gate} (${j.credential.basis})`,
     }];
   })));
+  console.log("Counts (issue 28)");
+  console.table(Object.fromEntries([
+    ...swNull.slice(0, 4).map((x) => [x.label, String(x.count)]), // permit numbers, both dates, requirements
+    ...heldCounts(sw).map((x) => [x.label, `${x.count} of ${x.of}${x.codes ? ` (${x.codes.join(" ")})` : ""}`]),
+  ]));
+  console.log("Facts by age: the date each fact's source was last read, oldest first");
+  for (const [dataset, index] of [["stormwater", stormwaterFacts(sw.raw)], ["nwp", nwpFacts(nwp.raw)]]) {
+    for (const age of factsByAge(index)) {
+      const groups = age.groups.map((g) => `${g.kind} ${g.id} (${g.count})`).join(", ");
+      console.log(`  ${dataset} ${age.checkedOn ?? "not dated (no source read)"}: ${age.count} fact(s): ${groups}`);
+    }
+  }
+  console.log(`\nExpired permits checked against the evaluation date ${evaluationDate}.\n`);
   console.log("Per NWP");
   console.table(Object.fromEntries(nwp.raw.permits.map((p) => [p.number, {
     limit: p.acreageLimits[0] ? `${p.acreageLimits[0].display} (${p.acreageLimits[0].basis})` : "-",

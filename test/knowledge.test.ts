@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 
 const SANDBOX = { "x-api-key": "svc_sandbox_public", "content-type": "application/json" };
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const BASES = ["official-text", "agency-form", "prior-edition", "secondary", "unsourced"];
 
 describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
@@ -27,7 +28,9 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(stormwater.datasetVersion).toMatch(/^2026-11-21\.[0-9a-f]{10}$/);
     expect(stormwater.jurisdictions).toHaveLength(56);
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NC")).toMatchObject({ requirementCount: 4, credentialGate: "unknown" });
-    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16" });
+    expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16", lastCheckedOn: expect.stringMatching(DATE) });
+    // A jurisdiction's date is the latest of its facts' (the research pass read them all on 2026-11-21 or later).
+    for (const j of stormwater.jurisdictions) expect(j.lastCheckedOn >= "2026-11-21", j.code).toBe(true);
     for (const f of [...stormwater.facts, ...n.facts]) {
       expect(BASES).toContain(f.basis);
       if (f.confidence === "verified") expect(["official-text", "agency-form"]).toContain(f.basis);
@@ -40,6 +43,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
       acreageLimit: { held: true, basis: "prior-edition", confidence: "unverified" },
       notification: { held: true, basis: "unsourced", confidence: "unverified" },
       pcnAlways: true,
+      lastCheckedOn: "2026-11-21",
     });
     expect(n.permits.find((p: { number: number }) => p.number === 60).notification.held).toBe(false);
   });
@@ -61,6 +65,13 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(d.candidates[0].reasons[0]).toMatchObject({ code: "acreage-within-limit", basis: "prior-edition" });
   });
 
+  it("a nationwide permit's limits, PCN conditions and terms carry the date their source was last read", async () => {
+    const p = (await gw.request({ method: "GET", url: "/api/v1/nwp/29", headers: SANDBOX })).json().data;
+    expect(p.acreageLimit).toMatchObject({ basis: "prior-edition", checkedOn: "2026-11-21" });
+    expect(p.pcnConditions[0].checkedOn).toBe("2026-11-21");
+    expect(p.notification.checkedOn).toBe("2026-11-21");
+  });
+
   it("terms that may not relax: pcn.required is null in the JSON, with a gap naming the permit", async () => {
     const d = (await nwp({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 })).json().data;
     expect(d.pcn.required).toBeNull();
@@ -74,6 +85,6 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(d.coverage).toBe("required");
     expect(d.notices.some((n: string) => n.includes("falls after EPA 2022 Construction General Permit (CGP) expires on 16 February 2027"))).toBe(true);
     const option1 = d.requirements.find((r: { id: string }) => r.id === "inspection.frequency.option1");
-    expect(option1.citation).toMatchObject({ basis: "agency-form", confidence: "verified" });
+    expect(option1.citation).toMatchObject({ basis: "agency-form", confidence: "verified", checkedOn: expect.stringMatching(DATE) });
   });
 });

@@ -7,6 +7,7 @@ import { SITE_FIELDS } from "@permits/gateway/surfaces/stormwater/site-input";
 import { PROJECT_FIELDS, PROJECT_REQUIRED } from "@permits/gateway/surfaces/nwp/project-input";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
+import { readSnapshots, releaseChain } from "@permits/common/changelog";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -32,7 +33,10 @@ const TOOL_NAMES = [
   "list_nwp_activities",
   "get_my_usage",
   "get_data_coverage",
+  "get_data_changes",
 ];
+// The first released stormwater version: its changes are the data's changes since.
+const FIRST_VERSION = releaseChain(readSnapshots("stormwater"), "stormwater")[0].datasetVersion;
 
 interface Running {
   gw: Embedded;
@@ -152,6 +156,7 @@ describe("MCP transport (generous tiers)", () => {
     { tool: "get_state_401_certification", args: { code: "CA" }, method: "GET", path: "/api/v1/state/CA/401" },
     { tool: "list_nwp_activities", args: {}, method: "GET", path: "/api/v1/activity" },
     { tool: "get_data_coverage", args: {}, method: "GET", path: "/api/v1/coverage" },
+    { tool: "get_data_changes", args: { since: FIRST_VERSION }, method: "GET", path: `/api/v1/changes?since=${FIRST_VERSION}` },
   ];
 
   it("covers every tool in the cases below (usage has its own test)", () => {

@@ -20,6 +20,7 @@ const METHODS = {
   stormwater: [
     ...COMMON,
     "permits.stormwater.v1.StormwaterService/Determine",
+    "permits.stormwater.v1.StormwaterService/GetChanges",
     "permits.stormwater.v1.StormwaterService/GetCoverage",
     "permits.stormwater.v1.StormwaterService/GetCredentialGate",
     "permits.stormwater.v1.StormwaterService/GetJurisdiction",

@@ -14,6 +14,7 @@ import { nwpRoutes } from "./surfaces/nwp/routes.js";
 import { metaRoutes } from "./surfaces/meta/routes.js";
 import { accountRoutes } from "./surfaces/account/routes.js";
 import { coverageRoutes } from "./surfaces/coverage/routes.js";
+import { changesRoutes } from "./surfaces/changes/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
 import { Registry } from "prom-client";
 import { gatewayInstruments, serveMetrics } from "./http/metrics.js";
@@ -111,7 +112,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps)];
+  const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps), ...changesRoutes(deps)];
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   serveMetrics(app, metrics);

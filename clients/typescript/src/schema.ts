@@ -302,6 +302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in the data after a dataset version
+         * @description Every fact added, changed or removed after the dataset version `since`, with its value, basis, confidence, source and checkedOn date before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit and ruleset (nwp). Derived from the released versions of the data, not written by hand. A stored answer about a jurisdiction or permit in a group should be recomputed. An unknown version is invalid_request with every known version in details.known_values. Unmetered.
+         */
+        get: operations["getChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1": {
         parameters: {
             query?: never;
@@ -500,6 +520,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was read. */
+            checkedOn?: string | null;
         };
         EligibilityScreen: {
             /** @description Identifier of the screen, for example esa, historic, receiving-water or prohibited. */
@@ -533,6 +555,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) the cited source was last read; null where the citation is the service's own (nothing was read). */
+            checkedOn?: string | null;
         };
         Requirement: {
             /** @description Dotted identifier of the requirement, for example inspection.frequency.option1. */
@@ -657,6 +681,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was read. */
+            checkedOn?: string | null;
         };
         PeStamp: {
             /** @description Whether a professional engineer's stamp is required; null where not known. */
@@ -898,6 +924,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpPcnCondition: {
             /** @description always, acreage-above or linear-feet-above. */
@@ -920,6 +948,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpPermitTerms: {
             /** @description Whether these terms are held in the dataset. */
@@ -938,6 +968,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) its source was last read. */
+            checkedOn?: string | null;
         };
         NwpDistrict: {
             /** @description Three-letter Corps district code. */
@@ -1067,6 +1099,8 @@ export interface components {
              * @enum {string}
              */
             credentialConfidence: "verified" | "unverified";
+            /** @description The latest date (yyyy-mm-dd) any of the jurisdiction's facts was checked against its source (for a jurisdiction under the federal permit, that permit's facts count too); null where none was read. */
+            lastCheckedOn?: string | null;
         };
         NwpCoverage: {
             /** @description The nationwide permit ruleset the dataset holds. */
@@ -1105,6 +1139,8 @@ export interface components {
             notification?: components["schemas"]["NwpFactHeld"] | null;
             /** @description Whether a term, on any basis, says every activity under this permit needs a pre-construction notification. */
             pcnAlways: boolean;
+            /** @description The latest date (yyyy-mm-dd) any of the permit's facts was checked against its source; null where none was read. */
+            lastCheckedOn?: string | null;
         };
         NwpFactHeld: {
             /** @description Whether the fact is held; a fact not held is served as null. */
@@ -1125,6 +1161,77 @@ export interface components {
             stormwater: components["schemas"]["StormwaterCoverage"];
             /** @description What the nationwide permit dataset holds, per basis and per permit. */
             nwp: components["schemas"]["NwpCoverage"];
+        };
+        FactChanges: {
+            /** @description The dataset the version belongs to: stormwater or nwp. */
+            dataset: string;
+            /** @description The dataset version asked about. */
+            since: string;
+            /** @description The dataset version the service answers from now. */
+            currentVersion: string;
+            /** @description The versions after since, oldest first; empty when since is the current version. */
+            versions: components["schemas"]["CommonDatasetRelease"][];
+            /** @description Facts added, changed or removed after since, over all versions. */
+            changeCount: number;
+            /** @description The changes, grouped by what they concern; a stored answer about a group listed should be recomputed. */
+            groups: components["schemas"]["CommonFactChangeGroup"][];
+        };
+        CommonDatasetRelease: {
+            /** @description A dataset version after since. */
+            datasetVersion: string;
+            /** @description The version it follows. */
+            previousVersion?: string | null;
+            /** @description Facts the version holds. */
+            factCount: number;
+            /** @description Facts this version added, changed or removed. */
+            changeCount: number;
+            /** @description Facts whose source this version read again with nothing else changed (a later checkedOn only): no answer needs recomputing for them. */
+            recheckedCount: number;
+        };
+        CommonFactChangeGroup: {
+            /** @description What the group concerns: jurisdiction, permit or area (stormwater); nwp or ruleset (nwp). */
+            kind: string;
+            /** @description A jurisdiction code, permit id, area id, nationwide permit number or ruleset id. */
+            id: string;
+            /** @description The group's changes, in version order. */
+            changes: components["schemas"]["CommonFactChange"][];
+        };
+        CommonFactChange: {
+            /** @description The fact's place in its dataset, by file and ids (for example jurisdictions/TX/statePermits/tx-txr150000/datesCitation). */
+            fact: string;
+            /**
+             * @description added, changed (its value, basis, confidence or source differs) or removed.
+             * @enum {string}
+             */
+            change: "added" | "changed" | "removed";
+            /** @description The dataset version that made the change. */
+            datasetVersion: string;
+            /** @description The fact as the version before held it; null for an added fact. */
+            before?: components["schemas"]["CommonFactState"] | null;
+            /** @description The fact as this version holds it; null for a removed fact. */
+            after?: components["schemas"]["CommonFactState"] | null;
+        };
+        CommonFactState: {
+            /** @description A string, a number, or null. */
+            value?: unknown;
+            /**
+             * @description What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.
+             * @enum {string}
+             */
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /**
+             * @description verified or unverified; an unverified value must be shown as Unverified.
+             * @enum {string}
+             */
+            confidence: "verified" | "unverified";
+            /** @description The date (yyyy-mm-dd) its source was last read; null where no source was read. */
+            checkedOn?: string | null;
+            /** @description The permit section or page cited; null where none is held. */
+            sourceCitation?: string | null;
+            /** @description The official source, government domains only; null where none is held. */
+            sourceUrl?: string | null;
+            /** @description A short verbatim quote of the source; null where none was read. */
+            quote?: string | null;
         };
         JurisdictionList: {
             /** @description Number of items in jurisdictions. */
@@ -4207,6 +4314,81 @@ export interface operations {
                     "application/json": {
                         /** @description The answer. */
                         data: components["schemas"]["Coverage"];
+                        /** @description Correlation id of this response, also in the X-Request-Id header. */
+                        request_id: string;
+                        /** @description Fixed legal statement, present on every success. */
+                        disclaimer: string;
+                        /** @description Present on anonymous, sandbox and test-key responses; absent on paid responses. */
+                        attribution?: string;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    getChanges: {
+        parameters: {
+            query: {
+                /** @description A dataset version: the datasetVersion a stored stormwater answer carries, or either dataset's datasetVersion from GET /api/v1/coverage. The answer lists every change after it; the current version gives an empty list. */
+                since: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after that version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The answer. */
+                        data: components["schemas"]["FactChanges"];
                         /** @description Correlation id of this response, also in the X-Request-Id header. */
                         request_id: string;
                         /** @description Fixed legal statement, present on every success. */

@@ -156,6 +156,19 @@ export const TOOLS: ToolDef[] = [
     },
   },
   {
+    name: "get_data_changes",
+    title: "What changed in the data since a version",
+    route: "GET /api/v1/changes",
+    description:
+      "Every fact added, changed or removed after a dataset version (since: the datasetVersion a stored stormwater answer carries, or either dataset's datasetVersion from get_data_coverage), with value, basis, confidence, source and checkedOn before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit (nwp). Recompute stored answers about the groups listed. An unknown version is refused with every known version. Spends no budget.",
+    summarize: (b) => {
+      const d = data(b);
+      const groups = Array.isArray(d.groups) ? (d.groups as Json[]).map((g) => `${g.kind} ${g.id}`) : [];
+      const named = groups.length > 12 ? `${groups.slice(0, 12).join(", ")} and ${groups.length - 12} more` : groups.join(", ");
+      return `${d.dataset ?? "?"} dataset: ${d.changeCount ?? 0} change(s) after ${d.since ?? "?"} (current ${d.currentVersion ?? "?"})${named ? `, in ${named}` : ""}.`;
+    },
+  },
+  {
     name: "get_my_usage",
     title: "My usage and limits",
     route: "GET /api/v1/usage",

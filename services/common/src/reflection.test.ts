@@ -73,7 +73,8 @@ describe.each(["v1", "v1alpha"] as const)("grpc.reflection.%s", (version) => {
     const byNameOrder = (x: { name: string }, y: { name: string }) => x.name.localeCompare(y.name);
     expect(filesOf(byMethod).sort(byNameOrder)).toEqual(stormwater.sort(byNameOrder));
     expect(filesOf(byMethod)[0].name).toBe("permits/stormwater/v1/stormwater.proto");
-    expect(filesOf(byMessage)).toEqual([compiled(file_permits_common_v1_common)]);
+    // common.proto imports struct.proto (a changelog fact's value is a google.protobuf.Value).
+    expect(filesOf(byMessage)).toEqual([file_permits_common_v1_common, file_google_protobuf_struct].map(compiled));
     expect(filesOf(byName)).toEqual([compiled(file_google_protobuf_struct)]);
   });
 

@@ -21,6 +21,14 @@ describe("data/nwp schemas", () => {
     expect(validator.validate("districts", districts).length).toBeGreaterThan(0);
   });
 
+  it("rejects a limit, PCN condition or terms without checkedOn (the date its source was last read)", () => {
+    for (const strip of [(p: any) => delete p.acreageLimits[0].checkedOn, (p: any) => delete p.pcnConditions[0].checkedOn, (p: any) => delete p.notification.checkedOn]) {
+      const permits = read("permits");
+      strip(permits.find((p: any) => p.number === 29));
+      expect(validator.validate("permits", permits).some((e) => e.includes("checkedOn"))).toBe(true);
+    }
+  });
+
   it("rejects a non-government or plain-http source URL", () => {
     const permits = read("permits");
     permits[0].sourceUrl = "https://www.example.com/nwp";

@@ -6,11 +6,12 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
 import { basisOf } from "@permits/common/basis";
-import { coverageOf } from "./holdings.js";
+import { coverageOf, nwpSnapshot } from "./holdings.js";
+import { serviceChangelog, type Changelog } from "@permits/common/changelog";
 import { SharedLists } from "./shared-lists.js";
 import {
   ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,
-  GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
+  GetChangesResponseSchema, GetDistrictResponseSchema, GetPermitResponseSchema, GetStateCertificationResponseSchema, ListActivitiesResponseSchema,
   ListDistrictsResponseSchema, ListPermitsResponseSchema, NwpService, PermitSchema, ProjectInputSchema, RulesetSchema,
   StateCertificationSchema, Verdict,
 } from "@permits/proto/nwp/v1/nwp";
@@ -88,11 +89,11 @@ function inputInit(i: NormalizedInput): MessageInitShape<typeof ProjectInputSche
 function limitInit(l: RawLimit | null | undefined) {
   if (!l) return undefined;
   const scope = l.appliesTo.length === 4 ? "all resource types" : l.appliesTo.join(", ");
-  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence], basis: basisOf(l.basis) };
+  return { value: l.value, unit: l.unit, derivation: `Applies to ${scope}. ${l.derivation}`, sourceUrl: l.sourceUrl, confidence: CONFIDENCE[l.confidence], basis: basisOf(l.basis), checkedOn: l.checkedOn };
 }
 
 function termsInit(t: RawNotification) {
-  return { held: t.held, summary: t.summary, sourceUrl: t.sourceUrl, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) };
+  return { held: t.held, summary: t.summary, sourceUrl: t.sourceUrl, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis), checkedOn: t.checkedOn };
 }
 
 function buildLookups(ds: Dataset) {
@@ -110,7 +111,7 @@ function buildLookups(ds: Dataset) {
       streamBedLinearFeetLimit: limitInit(p.streamBedLinearFeetLimit),
       pcnConditions: p.pcnConditions.map((c) => ({
         kind: c.kind, threshold: c.threshold, unit: c.unit, description: c.description, sourceUrl: c.sourceUrl,
-        confidence: CONFIDENCE[c.confidence], basis: basisOf(c.basis),
+        confidence: CONFIDENCE[c.confidence], basis: basisOf(c.basis), checkedOn: c.checkedOn,
       })),
       notification: termsInit(p.notification),
       limitTerms: termsInit(p.limitTerms),
@@ -144,13 +145,22 @@ function buildLookups(ds: Dataset) {
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
 /** `determined`: told the verdict of each determination, batch items included (metrics). */
-export function createNwpService(ds: Dataset, today: () => string, determined: (verdict: string) => void = () => {}): ServiceImpl<typeof NwpService> {
+/** `changelog`: the released snapshots (data/changelog/nwp) and this dataset as the newest version. */
+export function createNwpService(
+  ds: Dataset,
+  today: () => string,
+  determined: (verdict: string) => void = () => {},
+  changelog: Changelog = serviceChangelog("nwp", nwpSnapshot(ds)),
+): ServiceImpl<typeof NwpService> {
   const verdictOf = (d: { verdict: Verdict } | undefined) => determined(Verdict[d?.verdict ?? Verdict.UNSPECIFIED].toLowerCase());
   const L = buildLookups(ds);
   const coverage = coverageOf(ds, L.ruleset); // static: built once
   return {
     getCoverage() {
       return coverage;
+    },
+    getChanges(req) {
+      return create(GetChangesResponseSchema, { changes: changelog.since(req.since) });
     },
     determine(req) {
       const v = validateProject(ds, req.project);

@@ -34,8 +34,16 @@ describe("JSON Schema of each data file", () => {
     ["a non-government source URL", (r: any) => { r.sourceUrl = "https://aqualisco.com/compliance_item/state-of-arkansas"; }],
     ["an unverified row without a note naming whom to confirm with", (r: any) => { r.note = null; }],
     ["an unknown field", (r: any) => { r.extra = 1; }],
+    ["a credential without the date its source was last read", (r: any) => { delete r.credential.checkedOn; }],
+    ["a credential checked on a date that is not yyyy-mm-dd", (r: any) => { r.credential.checkedOn = "21/11/2026"; }],
   ])("rejects %s", (_label, mutate) => {
     expect(withRow(mutate)).toBe(false);
+  });
+
+  test("rejects a citation without checkedOn (the date its source was last read)", () => {
+    const doc = parsed("cgp-requirements");
+    delete doc.requirements[0].citation.checkedOn;
+    expect(validators.get("cgp-requirements")!(doc)).toBe(false);
   });
 
   test("rejects a citation on a non-government host in cgp-requirements.json", () => {

@@ -5,6 +5,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   Coverage,
   DetermineResponseSchema,
+  GetChangesResponseSchema,
   GetCredentialGateResponseSchema,
   GetJurisdictionResponseSchema,
   GetRequirementsResponseSchema,
@@ -20,10 +21,18 @@ import {
 } from "./engine/index.js";
 import type { Dataset } from "./engine/types.js";
 import { coverageOf } from "./engine/holdings.js";
+import { serviceChangelog, type Changelog } from "@permits/common/changelog";
+import { stormwaterSnapshot } from "./changelog.js";
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */
 /** `determined`: told the coverage of each determination (metrics). */
-export function createStormwaterService(dataset: Dataset, today: () => string, determined: (coverage: string) => void = () => {}): ServiceImpl<typeof StormwaterService> {
+/** `changelog`: the released snapshots (data/changelog/stormwater) and this dataset as the newest version. */
+export function createStormwaterService(
+  dataset: Dataset,
+  today: () => string,
+  determined: (coverage: string) => void = () => {},
+  changelog: Changelog = serviceChangelog("stormwater", stormwaterSnapshot(dataset)),
+): ServiceImpl<typeof StormwaterService> {
   const coverage = coverageOf(dataset); // static: built once
   return {
     determine(req) {
@@ -36,6 +45,9 @@ export function createStormwaterService(dataset: Dataset, today: () => string, d
     },
     getCoverage() {
       return coverage;
+    },
+    getChanges(req) {
+      return create(GetChangesResponseSchema, { changes: changelog.since(req.since) });
     },
     listJurisdictions() {
       return create(ListJurisdictionsResponseSchema, { ...listJurisdictions(dataset), datasetVersion: dataset.version });

@@ -4,6 +4,7 @@ import { describeProperties } from "./property-descriptions.js";
 import type { DescMessage } from "@bufbuild/protobuf";
 import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
 import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
+import { FactChangesSchema } from "@permits/proto/common/v1/common";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
 import type { RouteSpec } from "../../http/route-table.js";
@@ -99,6 +100,8 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
     required: ["stormwater", "nwp"],
     properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
   };
+  // GET /api/v1/changes: document 1's envelope around one dataset's changes.
+  addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
     required: ["count", "verifiedCount", "jurisdictions"],

@@ -8,6 +8,8 @@ import type { BasisWord } from "@permits/common/basis";
 /** Where and on what a fact rests (the rule of caution reads `basis` and `unchangedBy`). */
 export interface Grounding {
   basis: BasisWord;
+  /** yyyy-mm-dd: when its source was last read. */
+  checkedOn: string;
   /** Where the text was read, when not sourceUrl itself (a copy, a form, an edition). */
   provenance?: string;
   /** The edition read, for a prior-edition basis. */

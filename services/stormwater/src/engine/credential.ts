@@ -66,6 +66,7 @@ function gateFields(c: RawCredential, applies: Applies) {
     sourceUrl: c.sourceUrl ?? undefined,
     confidence: confidenceOf(c.confidence),
     basis: basisOf(c.basis),
+    checkedOn: c.checkedOn,
   };
 }
 

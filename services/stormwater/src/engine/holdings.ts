@@ -3,10 +3,12 @@
 import { create } from "@bufbuild/protobuf";
 import { deepFreeze } from "@permits/common/freeze";
 import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
+import { lastCheckedByGroup } from "@permits/common/fact-index";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
 import { confidenceOf, gateOf, isWithheld } from "./messages.js";
 import type { Dataset } from "./types.js";
+import { stormwaterFacts } from "../changelog.js";
 
 export function basisCounts(t: BasisTally[]): BasisCount[] {
   return t.map((x) => create(BasisCountSchema, { basis: basisOf(x.basis), confidence: confidenceOf(x.confidence), count: x.count }));
@@ -28,6 +30,22 @@ export function nullFacts(ds: Dataset): { label: string; count: number }[] {
   ];
 }
 
+/** The fifteen largest construction markets (issue 28), whose requirements are read first. */
+export const LARGEST_MARKETS = ["TX", "CA", "FL", "GA", "NC", "AZ", "CO", "WA", "VA", "TN", "SC", "OH", "PA", "NY", "UT"] as const;
+
+/** What is held where it matters most: requirements in the largest markets, verified CGP requirements. */
+export function heldCounts(ds: Dataset): { label: string; count: number; of: number; codes?: string[] }[] {
+  const held = LARGEST_MARKETS.filter((code) => {
+    const j = ds.raw.jurisdictions.jurisdictions.find((x) => x.code === code);
+    return j !== undefined && (j.authority === "epa" || j.statePermits.some((p) => p.requirements.length > 0));
+  });
+  const cgp = ds.raw.cgpRequirements.requirements;
+  return [
+    { label: "largest markets with requirements held", count: held.length, of: LARGEST_MARKETS.length, codes: held },
+    { label: "CGP requirements verified", count: cgp.filter((q) => q.citation.confidence === "verified").length, of: cgp.length },
+  ];
+}
+
 /** Values that would relax an answer but rest on a basis that may not: served as null. */
 function withheld(ds: Dataset): number {
   const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
@@ -40,6 +58,7 @@ function withheld(ds: Dataset): number {
 }
 
 export function coverageOf(ds: Dataset): GetCoverageResponse {
+  const checked = lastCheckedByGroup(stormwaterFacts(ds.raw));
   const jurisdictions = ds.codes.map((code) => {
     const pj = ds.jurisdictions.get(code)!;
     const j = pj.raw;
@@ -59,6 +78,8 @@ export function coverageOf(ds: Dataset): GetCoverageResponse {
       requirements: basisCounts(tallyFacts(reqs)),
       credentialGate: gateOf(j.credential.gate),
       credentialConfidence: confidenceOf(j.credential.confidence),
+      // An EPA jurisdiction's answers rest on the federal permit's facts too.
+      lastCheckedOn: latest(checked.get(`jurisdiction/${code}`), epa ? checked.get(`permit/${cgp.id}`) : undefined),
     });
   });
   return deepFreeze(create(GetCoverageResponseSchema, {
@@ -68,4 +89,8 @@ export function coverageOf(ds: Dataset): GetCoverageResponse {
     nullFacts: nullFacts(ds).reduce((n, x) => n + x.count, 0),
     jurisdictions,
   }));
+}
+
+function latest(...dates: (string | undefined)[]): string | undefined {
+  return dates.reduce<string | undefined>((a, d) => (d && (!a || d > a) ? d : a), undefined);
 }

@@ -28,6 +28,7 @@ export function citationMsg(c: RawCitation): Citation {
     quote: c.quote,
     confidence: confidenceOf(c.confidence),
     basis: basisOf(c.basis),
+    checkedOn: c.checkedOn,
   });
 }
 

@@ -209,7 +209,7 @@ function routeOf(
   statePermits: Route["statePermits"],
 ): Route {
   const credCitation = cred.sourceUrl
-    ? citationMsg({ sourceCitation: cred.sourceCitation ?? "Not verified", sourceUrl: cred.sourceUrl, quote: cred.quote, confidence: cred.confidence, basis: cred.basis })
+    ? citationMsg({ sourceCitation: cred.sourceCitation ?? "Not verified", sourceUrl: cred.sourceUrl, quote: cred.quote, confidence: cred.confidence, basis: cred.basis, checkedOn: cred.checkedOn })
     : undefined;
   return {
     kind,

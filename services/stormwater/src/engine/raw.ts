@@ -11,6 +11,8 @@ export interface RawCitation {
   quote?: string;
   confidence: RawConfidence;
   basis: RawBasis;
+  /** yyyy-mm-dd: when the source was last read (required in the data; absent on the engine's own notes). */
+  checkedOn?: string;
   /** Where the text was actually read, when not sourceUrl itself. */
   provenance?: string;
   /** The edition read, for a prior-edition basis. */
@@ -161,6 +163,8 @@ export interface RawCredential {
   quote?: string;
   confidence: RawConfidence;
   basis: RawBasis;
+  /** yyyy-mm-dd: when the rule's source was last read (required in the data; absent on an engine-made unknown gate). */
+  checkedOn?: string;
 }
 
 export interface RawStatePermit {

@@ -4,13 +4,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file permits/common/v1/common.proto.
  */
 export const file_permits_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxIrEBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAUgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXNCCAoGX3F1b3RlIncKCkJhc2lzQ291bnQSJwoFYmFzaXMYASABKA4yGC5wZXJtaXRzLmNvbW1vbi52MS5CYXNpcxIxCgpjb25maWRlbmNlGAIgASgOMh0ucGVybWl0cy5jb21tb24udjEuQ29uZmlkZW5jZRINCgVjb3VudBgDIAEoBSJ+Cg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIyCgZyZWFzb24YAyABKA4yIi5wZXJtaXRzLmNvbW1vbi52MS5WaW9sYXRpb25SZWFzb24SFAoMa25vd25fdmFsdWVzGAQgAygJIm0KCkJhZFJlcXVlc3QSNQoKdmlvbGF0aW9ucxgBIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uEhQKDHVua25vd25fa2V5cxgCIAMoCRISCgprbm93bl9rZXlzGAMgAygJIk0KEFJlc291cmNlTm90Rm91bmQSEAoIcmVzb3VyY2UYASABKAkSEQoJcmVxdWVzdGVkGAIgASgJEhQKDHZhbGlkX3ZhbHVlcxgDIAMoCSpcCgpDb25maWRlbmNlEhoKFkNPTkZJREVOQ0VfVU5TUEVDSUZJRUQQABIXChNDT05GSURFTkNFX1ZFUklGSUVEEAESGQoVQ09ORklERU5DRV9VTlZFUklGSUVEEAIqSwoHU3VyZmFjZRIXChNTVVJGQUNFX1VOU1BFQ0lGSUVEEAASFgoSU1VSRkFDRV9TVE9STVdBVEVSEAESDwoLU1VSRkFDRV9OV1AQAiqRAQoFQmFzaXMSFQoRQkFTSVNfVU5TUEVDSUZJRUQQABIXChNCQVNJU19PRkZJQ0lBTF9URVhUEAESFQoRQkFTSVNfQUdFTkNZX0ZPUk0QAhIXChNCQVNJU19QUklPUl9FRElUSU9OEAMSEwoPQkFTSVNfU0VDT05EQVJZEAQSEwoPQkFTSVNfVU5TT1VSQ0VEEAUquQEKD1Zpb2xhdGlvblJlYXNvbhIgChxWSU9MQVRJT05fUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYVklPTEFUSU9OX1JFQVNPTl9NSVNTSU5HEAESHgoaVklPTEFUSU9OX1JFQVNPTl9NQUxGT1JNRUQQAhIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fVkFMVUUQAxIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fRklFTEQQBGIGcHJvdG8z");
+  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxItkBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAUgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSFwoKY2hlY2tlZF9vbhgGIAEoCUgBiAEBQggKBl9xdW90ZUINCgtfY2hlY2tlZF9vbiJ3CgpCYXNpc0NvdW50EicKBWJhc2lzGAEgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgCIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USDQoFY291bnQYAyABKAUifgoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSMgoGcmVhc29uGAMgASgOMiIucGVybWl0cy5jb21tb24udjEuVmlvbGF0aW9uUmVhc29uEhQKDGtub3duX3ZhbHVlcxgEIAMoCSJtCgpCYWRSZXF1ZXN0EjUKCnZpb2xhdGlvbnMYASADKAsyIS5wZXJtaXRzLmNvbW1vbi52MS5GaWVsZFZpb2xhdGlvbhIUCgx1bmtub3duX2tleXMYAiADKAkSEgoKa25vd25fa2V5cxgDIAMoCSJNChBSZXNvdXJjZU5vdEZvdW5kEhAKCHJlc291cmNlGAEgASgJEhEKCXJlcXVlc3RlZBgCIAEoCRIUCgx2YWxpZF92YWx1ZXMYAyADKAkirgIKCUZhY3RTdGF0ZRIlCgV2YWx1ZRgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgViYXNpcxgCIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzEjEKCmNvbmZpZGVuY2UYAyABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhcKCmNoZWNrZWRfb24YBCABKAlIAIgBARIcCg9zb3VyY2VfY2l0YXRpb24YBSABKAlIAYgBARIXCgpzb3VyY2VfdXJsGAYgASgJSAKIAQESEgoFcXVvdGUYByABKAlIA4gBAUINCgtfY2hlY2tlZF9vbkISChBfc291cmNlX2NpdGF0aW9uQg0KC19zb3VyY2VfdXJsQggKBl9xdW90ZSLBAQoKRmFjdENoYW5nZRIMCgRmYWN0GAEgASgJEjEKBmNoYW5nZRgCIAEoDjIhLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2VLaW5kEhcKD2RhdGFzZXRfdmVyc2lvbhgDIAEoCRIsCgZiZWZvcmUYBCABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUSKwoFYWZ0ZXIYBSABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUiWwoPRmFjdENoYW5nZUdyb3VwEgwKBGtpbmQYASABKAkSCgoCaWQYAiABKAkSLgoHY2hhbmdlcxgDIAMoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2UioAEKDkRhdGFzZXRSZWxlYXNlEhcKD2RhdGFzZXRfdmVyc2lvbhgBIAEoCRIdChBwcmV2aW91c192ZXJzaW9uGAIgASgJSACIAQESEgoKZmFjdF9jb3VudBgDIAEoBRIUCgxjaGFuZ2VfY291bnQYBCABKAUSFwoPcmVjaGVja2VkX2NvdW50GAUgASgFQhMKEV9wcmV2aW91c192ZXJzaW9uIsUBCgtGYWN0Q2hhbmdlcxIPCgdkYXRhc2V0GAEgASgJEg0KBXNpbmNlGAIgASgJEhcKD2N1cnJlbnRfdmVyc2lvbhgDIAEoCRIzCgh2ZXJzaW9ucxgEIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkRhdGFzZXRSZWxlYXNlEhQKDGNoYW5nZV9jb3VudBgFIAEoBRIyCgZncm91cHMYBiADKAsyIi5wZXJtaXRzLmNvbW1vbi52MS5GYWN0Q2hhbmdlR3JvdXAqXAoKQ29uZmlkZW5jZRIaChZDT05GSURFTkNFX1VOU1BFQ0lGSUVEEAASFwoTQ09ORklERU5DRV9WRVJJRklFRBABEhkKFUNPTkZJREVOQ0VfVU5WRVJJRklFRBACKksKB1N1cmZhY2USFwoTU1VSRkFDRV9VTlNQRUNJRklFRBAAEhYKElNVUkZBQ0VfU1RPUk1XQVRFUhABEg8KC1NVUkZBQ0VfTldQEAIqkQEKBUJhc2lzEhUKEUJBU0lTX1VOU1BFQ0lGSUVEEAASFwoTQkFTSVNfT0ZGSUNJQUxfVEVYVBABEhUKEUJBU0lTX0FHRU5DWV9GT1JNEAISFwoTQkFTSVNfUFJJT1JfRURJVElPThADEhMKD0JBU0lTX1NFQ09OREFSWRAEEhMKD0JBU0lTX1VOU09VUkNFRBAFKrkBCg9WaW9sYXRpb25SZWFzb24SIAocVklPTEFUSU9OX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFZJT0xBVElPTl9SRUFTT05fTUlTU0lORxABEh4KGlZJT0xBVElPTl9SRUFTT05fTUFMRk9STUVEEAISIgoeVklPTEFUSU9OX1JFQVNPTl9VTktOT1dOX1ZBTFVFEAMSIgoeVklPTEFUSU9OX1JFQVNPTl9VTktOT1dOX0ZJRUxEEAQqigEKDkZhY3RDaGFuZ2VLaW5kEiAKHEZBQ1RfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZGQUNUX0NIQU5HRV9LSU5EX0FEREVEEAESHAoYRkFDVF9DSEFOR0VfS0lORF9DSEFOR0VEEAISHAoYRkFDVF9DSEFOR0VfS0lORF9SRU1PVkVEEANiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * @generated from message permits.common.v1.Citation
@@ -48,6 +50,13 @@ export type Citation = Message<"permits.common.v1.Citation"> & {
    * @generated from field: permits.common.v1.Basis basis = 5;
    */
   basis: Basis;
+
+  /**
+   * yyyy-mm-dd: the date the cited source was last read.
+   *
+   * @generated from field: optional string checked_on = 6;
+   */
+  checkedOn?: string | undefined;
 };
 
 /**
@@ -179,6 +188,228 @@ export type ResourceNotFound = Message<"permits.common.v1.ResourceNotFound"> & {
  */
 export const ResourceNotFoundSchema: GenMessage<ResourceNotFound> = /*@__PURE__*/
   messageDesc(file_permits_common_v1_common, 4);
+
+/**
+ * One fact as one dataset version held it.
+ *
+ * @generated from message permits.common.v1.FactState
+ */
+export type FactState = Message<"permits.common.v1.FactState"> & {
+  /**
+   * What the fact states: the fields of the record it supports, as data (null where it is a bare citation).
+   *
+   * @generated from field: google.protobuf.Value value = 1;
+   */
+  value?: Value | undefined;
+
+  /**
+   * @generated from field: permits.common.v1.Basis basis = 2;
+   */
+  basis: Basis;
+
+  /**
+   * @generated from field: permits.common.v1.Confidence confidence = 3;
+   */
+  confidence: Confidence;
+
+  /**
+   * yyyy-mm-dd: the date its source was last read; absent where no source was read.
+   *
+   * @generated from field: optional string checked_on = 4;
+   */
+  checkedOn?: string | undefined;
+
+  /**
+   * @generated from field: optional string source_citation = 5;
+   */
+  sourceCitation?: string | undefined;
+
+  /**
+   * @generated from field: optional string source_url = 6;
+   */
+  sourceUrl?: string | undefined;
+
+  /**
+   * @generated from field: optional string quote = 7;
+   */
+  quote?: string | undefined;
+};
+
+/**
+ * Describes the message permits.common.v1.FactState.
+ * Use `create(FactStateSchema)` to create a new message.
+ */
+export const FactStateSchema: GenMessage<FactState> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 5);
+
+/**
+ * @generated from message permits.common.v1.FactChange
+ */
+export type FactChange = Message<"permits.common.v1.FactChange"> & {
+  /**
+   * The fact's place in its dataset, by file and ids: "jurisdictions/TX/statePermits/tx-txr150000/datesCitation".
+   *
+   * @generated from field: string fact = 1;
+   */
+  fact: string;
+
+  /**
+   * @generated from field: permits.common.v1.FactChangeKind change = 2;
+   */
+  change: FactChangeKind;
+
+  /**
+   * The dataset version that made the change.
+   *
+   * @generated from field: string dataset_version = 3;
+   */
+  datasetVersion: string;
+
+  /**
+   * Absent for an added fact.
+   *
+   * @generated from field: permits.common.v1.FactState before = 4;
+   */
+  before?: FactState | undefined;
+
+  /**
+   * Absent for a removed fact.
+   *
+   * @generated from field: permits.common.v1.FactState after = 5;
+   */
+  after?: FactState | undefined;
+};
+
+/**
+ * Describes the message permits.common.v1.FactChange.
+ * Use `create(FactChangeSchema)` to create a new message.
+ */
+export const FactChangeSchema: GenMessage<FactChange> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 6);
+
+/**
+ * The changes to one jurisdiction, permit, area or nationwide permit.
+ *
+ * @generated from message permits.common.v1.FactChangeGroup
+ */
+export type FactChangeGroup = Message<"permits.common.v1.FactChangeGroup"> & {
+  /**
+   * "jurisdiction", "permit", "area" (stormwater); "nwp", "ruleset" (nwp).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * A jurisdiction code, a permit id, an area id, an NWP number or the ruleset id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated permits.common.v1.FactChange changes = 3;
+   */
+  changes: FactChange[];
+};
+
+/**
+ * Describes the message permits.common.v1.FactChangeGroup.
+ * Use `create(FactChangeGroupSchema)` to create a new message.
+ */
+export const FactChangeGroupSchema: GenMessage<FactChangeGroup> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 7);
+
+/**
+ * @generated from message permits.common.v1.DatasetRelease
+ */
+export type DatasetRelease = Message<"permits.common.v1.DatasetRelease"> & {
+  /**
+   * @generated from field: string dataset_version = 1;
+   */
+  datasetVersion: string;
+
+  /**
+   * Absent for the first version recorded.
+   *
+   * @generated from field: optional string previous_version = 2;
+   */
+  previousVersion?: string | undefined;
+
+  /**
+   * @generated from field: int32 fact_count = 3;
+   */
+  factCount: number;
+
+  /**
+   * Facts added, changed or removed by this version.
+   *
+   * @generated from field: int32 change_count = 4;
+   */
+  changeCount: number;
+
+  /**
+   * Facts whose source was read again with nothing else changed.
+   *
+   * @generated from field: int32 rechecked_count = 5;
+   */
+  recheckedCount: number;
+};
+
+/**
+ * Describes the message permits.common.v1.DatasetRelease.
+ * Use `create(DatasetReleaseSchema)` to create a new message.
+ */
+export const DatasetReleaseSchema: GenMessage<DatasetRelease> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 8);
+
+/**
+ * Every change to a dataset after one of its versions, grouped by what it concerns.
+ *
+ * @generated from message permits.common.v1.FactChanges
+ */
+export type FactChanges = Message<"permits.common.v1.FactChanges"> & {
+  /**
+   * "stormwater" or "nwp".
+   *
+   * @generated from field: string dataset = 1;
+   */
+  dataset: string;
+
+  /**
+   * @generated from field: string since = 2;
+   */
+  since: string;
+
+  /**
+   * @generated from field: string current_version = 3;
+   */
+  currentVersion: string;
+
+  /**
+   * The versions after `since`, oldest first (empty when `since` is the current version).
+   *
+   * @generated from field: repeated permits.common.v1.DatasetRelease versions = 4;
+   */
+  versions: DatasetRelease[];
+
+  /**
+   * @generated from field: int32 change_count = 5;
+   */
+  changeCount: number;
+
+  /**
+   * @generated from field: repeated permits.common.v1.FactChangeGroup groups = 6;
+   */
+  groups: FactChangeGroup[];
+};
+
+/**
+ * Describes the message permits.common.v1.FactChanges.
+ * Use `create(FactChangesSchema)` to create a new message.
+ */
+export const FactChangesSchema: GenMessage<FactChanges> = /*@__PURE__*/
+  messageDesc(file_permits_common_v1_common, 9);
 
 /**
  * Whether a stated fact was read in the official text at its cited URL.
@@ -339,4 +570,39 @@ export enum ViolationReason {
  */
 export const ViolationReasonSchema: GenEnum<ViolationReason> = /*@__PURE__*/
   enumDesc(file_permits_common_v1_common, 3);
+
+/**
+ * How one fact moved from one dataset version to the next.
+ *
+ * @generated from enum permits.common.v1.FactChangeKind
+ */
+export enum FactChangeKind {
+  /**
+   * @generated from enum value: FACT_CHANGE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FACT_CHANGE_KIND_ADDED = 1;
+   */
+  ADDED = 1,
+
+  /**
+   * Its value, basis, confidence or source differs (a later checkedOn alone is not a change).
+   *
+   * @generated from enum value: FACT_CHANGE_KIND_CHANGED = 2;
+   */
+  CHANGED = 2,
+
+  /**
+   * @generated from enum value: FACT_CHANGE_KIND_REMOVED = 3;
+   */
+  REMOVED = 3,
+}
+
+/**
+ * Describes the enum permits.common.v1.FactChangeKind.
+ */
+export const FactChangeKindSchema: GenEnum<FactChangeKind> = /*@__PURE__*/
+  enumDesc(file_permits_common_v1_common, 4);
 
