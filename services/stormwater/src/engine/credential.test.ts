@@ -24,7 +24,7 @@ describe("getCredentialGate", () => {
     ["GA", 3, CredentialGate.GATED, true, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForCredentialedPreparer],
     ["TN", 3, CredentialGate.CONDITIONAL, undefined, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForCredentialedPreparer],
     ["MA", 3, CredentialGate.GATED, true, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForReview],
-    ["SC", 3, CredentialGate.UNKNOWN, undefined, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForReview],
+    ["SC", 3, CredentialGate.CONDITIONAL, true, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForCredentialedPreparer],
     ["IL", 3, CredentialGate.UNKNOWN, undefined, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForReview],
     ["DE", undefined, CredentialGate.UNKNOWN, undefined, Confidence.UNVERIFIED, DOCUMENT_STATUS.draftForReview],
   ] as const)("%s at %s acres", (state, acres, gate, applies, confidence, status) => {

@@ -127,7 +127,8 @@ describe("permitting authority", () => {
 const partlyRead = stateRun.filter((c) => raw(c).statePermits.some((p) => p.requirements.length > 0));
 
 describe("requirements attach only where the governing permit has been read", () => {
-  test("partly read state permits are FL, GA, NC, NY, PA and WA", () => expect(partlyRead.sort()).toEqual(["FL", "GA", "NC", "NY", "PA", "WA"]));
+  test("partly read state permits are the fifteen largest construction markets'", () =>
+    expect(partlyRead.sort()).toEqual(["AZ", "CA", "CO", "FL", "GA", "NC", "NY", "OH", "PA", "SC", "TN", "TX", "UT", "VA", "WA"]));
 
   test.each(stateRun.filter((c) => !partlyRead.includes(c)))("%s: no requirements, no CGP numbers substituted, a notice names the agency", (state) => {
     const d = det({ state, disturbedAcres: 8 });
@@ -152,9 +153,9 @@ describe("requirements attach only where the governing permit has been read", ()
     expect(det({ state: "NC", disturbedAcres: 0.4 }).requirements).toEqual([]);
   });
 
-  test("a verified state permit is identified: California", () => {
-    const d = det({ state: "CA" });
-    expect(d.permit?.name).toBe("Construction Stormwater General Permit, Order 2022-0057-DWQ");
+  test("a verified state permit is identified though not read: Illinois", () => {
+    const d = det({ state: "IL" });
+    expect(d.permit?.name).toBe(raw("IL").statePermits[0].name);
     expect(d.confidence).toBe(Confidence.VERIFIED);
     expect(d.notices[2]).toContain("has not been read by this service");
   });

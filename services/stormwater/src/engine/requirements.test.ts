@@ -145,7 +145,7 @@ test("filing.noi: 14 days before commencing, Part 1.4.3, unverified", () => {
 test("filing.not: 30 days, Parts 8.2 and 8.3, unverified", () => {
   const r = reqs().get("filing.not")!;
   expect(value(r)).toBe(30);
-  expect(r.citation?.sourceCitation).toBe("2022 CGP Parts 8.2 and 8.3; NOT form in Appendix I");
+  expect(r.citation?.sourceCitation).toBe("2022 CGP Parts 8.2 and 8.3 (NOT through NeT); 30-day deadline from an EPA brochure on an earlier CGP");
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });
 
