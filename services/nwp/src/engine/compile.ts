@@ -4,7 +4,9 @@ import type {
   RawActivity, RawDataset, RawDistrict, RawLimit, RawPermit, RawRuleset, RawStateCertification, ResourceType,
 } from "./types.js";
 import { RESOURCE_TYPES } from "./types.js";
-import { basisPhrase, mayRelax } from "@permits/common/basis";
+import { basisPhrase } from "@permits/common/basis";
+import { mayRelax } from "@permits/common/caution";
+import { gapTexts, pcnAssumed } from "./texts.js";
 
 export interface CompiledPermit {
   raw: RawPermit;
@@ -23,6 +25,10 @@ export interface CompiledPermit {
   noPcnUnknownBecause: string | undefined;
   /** Gap texts for an "always" PCN condition when the candidate could not be assessed. */
   alwaysPcnGaps: string[];
+  /** The trigger text of its "always" PCN condition (undefined without one). */
+  alwaysPcnThreshold: string | undefined;
+  /** Its "always" PCN condition rests on no source read: a PCN is treated as required (see pcnAssumed). */
+  pcnAssumed: boolean;
   unscreenedPcnGaps: string[];
   suspendedStates: Set<string>;
   suspendedGap?: string;
@@ -80,10 +86,12 @@ function compilePermit(p: RawPermit): CompiledPermit {
   for (const t of RESOURCE_TYPES) {
     if (acreageByType[t]) continue;
     acreageGapByType[t] = p.acreageLimits.length === 0
-      ? `No acreage limit for ${label} is held, so its eligibility is not assessed (eligible is null); read the permit text in 91 FR 768.`
+      ? `No acreage limit for ${label} is held, so its eligibility is not assessed; read the permit text in 91 FR 768 or confirm with the Corps district.`
       : `The acreage limit held for ${label} applies to ${p.acreageLimits.flatMap((l) => l.appliesTo).join(", ")} waters only; no limit for ${t} is held, so its eligibility is not assessed.`;
   }
   const always = p.pcnConditions.filter((c) => c.kind === "always");
+  // An "always" term no source states is still acted on (cautious), in words that say so.
+  const assumed = always.length > 0 && always.every((c) => c.basis === "unsourced");
   return {
     raw: p,
     number: p.number,
@@ -93,7 +101,9 @@ function compilePermit(p: RawPermit): CompiledPermit {
     linearByType: byType(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []),
     acreageGapByType,
     noPcnUnknownBecause: noPcnUnknownBecause(p),
-    alwaysPcnGaps: always.map((c) => `If ${label} applies: ${c.description}`),
+    alwaysPcnGaps: assumed ? [gapTexts.pcnAssumedIfApplies(p.number)] : always.map((c) => gapTexts.alwaysIfApplies(label, c.description)),
+    alwaysPcnThreshold: always.length === 0 ? undefined : assumed ? pcnAssumed(p.number) : `always: ${always.map((c) => c.description).join("; ")}`,
+    pcnAssumed: assumed,
     unscreenedPcnGaps: p.unscreenedPcnTriggers.map((t) => `${label}: ${t} The request does not carry these facts, so they were not screened.`),
     suspendedStates: new Set(p.suspendedIn?.states ?? []),
     suspendedGap: p.suspendedIn ? `${p.suspendedIn.description} (${p.suspendedIn.confidence})` : undefined,

@@ -1,6 +1,11 @@
 // Screens one candidate permit against the input: eligibility with reasons, then PCN triggers.
+// Every comparison goes through the rule of caution (fitAgainst): a limit on any basis can
+// exclude a project, only a limit that may relax can admit one, and a term that is not held
+// leaves eligibility unknown.
+import { combinedFit, fitAgainst, mayRelax, type Fit } from "@permits/common/caution";
 import type { CompiledPermit } from "./compile.js";
 import { acres, feet, fmt } from "./format.js";
+import { reasonTexts as T } from "./texts.js";
 import type { CandidateOut, Confidence, NormalizedInput, PcnTriggerOut, RawLimit, ReasonOut } from "./types.js";
 
 export interface Evaluation {
@@ -10,9 +15,11 @@ export interface Evaluation {
   exceeded: RawLimit[];
 }
 
-type Outcome = "within" | "exceeds" | "unknown";
+function limitReason(code: string, message: string, derivation: string, lim: RawLimit): ReasonOut {
+  return { code, message, derivation, sourceUrl: lim.sourceUrl, confidence: lim.confidence, basis: lim.basis };
+}
 
-function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Outcome {
+function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit {
   const t = input.aquaticResourceType;
   const lim = p.acreageByType[t];
   const loss = input.permanentImpactAcres;
@@ -20,9 +27,7 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
     const none = p.raw.acreageLimits.length === 0;
     reasons.push({
       code: none ? "limit-not-held" : "resource-type-limit-not-held",
-      message: none
-        ? `No acreage limit for NWP ${p.number} is held, so the ${acres(loss)} of permanent loss was not compared.`
-        : `The acreage limit held for NWP ${p.number} does not cover ${t} waters, so the ${acres(loss)} of permanent loss was not compared.`,
+      message: none ? T.limitNotHeld(p.number, loss) : T.typeLimitNotHeld(p.number, t, loss),
       derivation: none
         ? `permanent loss ${fmt(loss)} acres; NWP ${p.number} limit: not held`
         : `permanent loss ${fmt(loss)} acres (${t}); NWP ${p.number} limits held only for: ${p.raw.acreageLimits.map((l) => `${l.display} (${l.appliesTo.join(", ")})`).join("; ")}`,
@@ -32,83 +37,90 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
     });
     return "unknown";
   }
-  const within = loss <= lim.value;
-  if (within && lim.basis === "unsourced") {
-    // A limit no source states may exclude a project (cautious), never admit one.
-    reasons.push({
-      code: "limit-unsourced",
-      message: `${acres(loss)} of permanent loss is within the ${lim.display} limit believed for NWP ${p.number}, but no source for that limit was read, so eligibility is not assessed.`,
-      derivation: `${fmt(loss)} <= ${fmt(lim.value)} acres (${lim.display}, unsourced). ${lim.derivation}`,
-      sourceUrl: lim.sourceUrl,
-      confidence: "unverified",
-      basis: lim.basis,
-    });
+  const fit = fitAgainst(loss, lim);
+  const sign = fit === "exceeds" ? ">" : "<=";
+  const derivation = `${fmt(loss)} ${sign} ${fmt(lim.value)} acres (${lim.display}, ${lim.basis}). ${lim.derivation}`;
+  if (fit === "unknown") {
+    // Within a limit that may not relax: it may exclude a project, never admit one.
+    reasons.push(limitReason(lim.basis === "unsourced" ? "limit-unsourced" : "limit-not-confirmed", T.withinUnconfirmedLimit(p.number, acres(loss), lim), derivation, lim));
     return "unknown";
   }
   used.push(lim);
-  if (!within) exceeded.push(lim);
+  if (fit === "exceeds") exceeded.push(lim);
   const scope = lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
-  reasons.push({
-    code: within ? "acreage-within-limit" : "acreage-exceeds-limit",
-    message: within
-      ? `${acres(loss)} of permanent loss is within the NWP ${p.number} limit of ${lim.display}${scope}.`
-      : `${acres(loss)} of permanent loss exceeds the NWP ${p.number} limit of ${lim.display}${scope}.`,
-    derivation: `${fmt(loss)} ${within ? "<=" : ">"} ${fmt(lim.value)} acres (${lim.display}). ${lim.derivation}`,
-    sourceUrl: lim.sourceUrl,
-    confidence: lim.confidence,
-    basis: lim.basis,
-  });
-  return within ? "within" : "exceeds";
+  reasons.push(limitReason(
+    fit === "within" ? "acreage-within-limit" : "acreage-exceeds-limit",
+    fit === "within" ? T.acreageWithin(p.number, acres(loss), lim.display, scope) : T.acreageExceeds(p.number, acres(loss), lim.display, scope),
+    derivation,
+    lim,
+  ));
+  return fit;
 }
 
-function linearFeet(p: CompiledPermit, input: NormalizedInput, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Outcome {
+/** Stream-bed loss: compared only when given; a limit that is not held leaves it unknown. */
+function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit | undefined {
   const lim = p.linearByType[input.aquaticResourceType];
   const lf = input.streamBedLinearFeet;
-  if (!lim) return "within"; // no held linear-foot limit for this resource type: nothing to compare
   if (lf === undefined) {
+    if (!lim) return undefined; // no stream-bed loss stated and no term to compare it with
+    reasons.push(limitReason("linear-feet-not-given", T.linearNotGiven(p.number, lim.display), `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`, lim));
+    return "unknown";
+  }
+  if (!lim) {
+    const none = p.raw.noStreamBedLinearFeetLimit;
+    if (none && mayRelax(none)) {
+      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: `${none.summary}`, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis });
+      return "within";
+    }
     reasons.push({
-      code: "linear-feet-not-given",
-      message: `NWP ${p.number} has a stream-bed limit of ${lim.display}, but streamBedLinearFeet was not given.`,
-      derivation: `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`,
-      sourceUrl: lim.sourceUrl,
-      confidence: lim.confidence,
-      basis: lim.basis,
+      code: "linear-feet-limit-not-held",
+      message: T.linearLimitNotHeld(p.number, feet(lf)),
+      derivation: none ? `stream-bed loss ${fmt(lf)} linear feet; "no limit" for NWP ${p.number} is ${none.basis}: ${none.summary}` : `stream-bed loss ${fmt(lf)} linear feet; NWP ${p.number} stream-bed limit: not held`,
+      sourceUrl: none?.sourceUrl ?? fallbackUrl,
+      confidence: "unverified",
+      basis: none?.basis ?? "unsourced",
     });
     return "unknown";
   }
+  const fit = fitAgainst(lf, lim);
+  const derivation = `${fmt(lf)} ${fit === "exceeds" ? ">" : "<="} ${fmt(lim.value)} linear feet (${lim.display}, ${lim.basis}). ${lim.derivation}`;
+  if (fit === "unknown") {
+    reasons.push(limitReason(lim.basis === "unsourced" ? "linear-feet-limit-unsourced" : "linear-feet-limit-not-confirmed", T.withinUnconfirmedLimit(p.number, feet(lf), lim), derivation, lim));
+    return "unknown";
+  }
   used.push(lim);
-  const within = lf <= lim.value;
-  if (!within) exceeded.push(lim);
-  reasons.push({
-    code: within ? "linear-feet-within-limit" : "linear-feet-exceeds-limit",
-    message: within
-      ? `${feet(lf)} of stream-bed loss is within the NWP ${p.number} limit of ${lim.display}.`
-      : `${feet(lf)} of stream-bed loss exceeds the NWP ${p.number} limit of ${lim.display}.`,
-    derivation: `${fmt(lf)} ${within ? "<=" : ">"} ${fmt(lim.value)} linear feet (${lim.display}). ${lim.derivation}`,
-    sourceUrl: lim.sourceUrl,
-    confidence: lim.confidence,
-    basis: lim.basis,
-  });
-  return within ? "within" : "exceeds";
+  if (fit === "exceeds") exceeded.push(lim);
+  reasons.push(limitReason(
+    fit === "within" ? "linear-feet-within-limit" : "linear-feet-exceeds-limit",
+    fit === "within" ? T.linearWithin(p.number, feet(lf), lim.display) : T.linearExceeds(p.number, feet(lf), lim.display),
+    derivation,
+    lim,
+  ));
+  return fit;
 }
 
 export function evaluateCandidate(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string): Evaluation {
   const reasons: ReasonOut[] = [];
   const used: RawLimit[] = [];
   const exceeded: RawLimit[] = [];
-  const a = acreage(p, input, fallbackUrl, reasons, used, exceeded);
-  const l = linearFeet(p, input, reasons, used, exceeded);
-  const eligible = a === "exceeds" || l === "exceeds" ? false : a === "unknown" || l === "unknown" ? null : true;
+  const fits = [acreage(p, input, fallbackUrl, reasons, used, exceeded)];
+  const lf = linearFeet(p, input, fallbackUrl, reasons, used, exceeded);
+  if (lf !== undefined) fits.push(lf);
+  const fit = combinedFit(fits);
+  const eligible = fit === "exceeds" ? false : fit === "within" ? true : null;
   return { candidate: { number: p.number, title: p.title, eligible, reasons }, limitsUsed: used, exceeded };
 }
 
-/** PCN triggers of an eligible candidate: always-PCN conditions and crossed thresholds (strictly above). */
+/** PCN triggers of an eligible candidate: always-PCN conditions and crossed thresholds (strictly above), on any basis (cautious). */
 export function pcnTriggers(p: CompiledPermit, input: NormalizedInput): PcnTriggerOut[] {
   const out: PcnTriggerOut[] = [];
+  let always = false;
   for (const c of p.raw.pcnConditions) {
     let hit: { threshold: string; inputValue: string } | undefined;
     if (c.kind === "always") {
-      hit = { threshold: `always: ${c.description}`, inputValue: `any NWP ${p.number} activity` };
+      if (always) continue; // one trigger says it, whatever the number of terms
+      always = true;
+      hit = { threshold: p.alwaysPcnThreshold!, inputValue: `any NWP ${p.number} activity` };
     } else if (c.kind === "acreage-above" && c.threshold !== undefined && input.permanentImpactAcres > c.threshold) {
       hit = { threshold: `permanent loss above ${acres(c.threshold)}: ${c.description}`, inputValue: acres(input.permanentImpactAcres) };
     } else if (c.kind === "linear-feet-above" && c.threshold !== undefined && input.streamBedLinearFeet !== undefined && input.streamBedLinearFeet > c.threshold) {

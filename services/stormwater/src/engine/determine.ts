@@ -3,6 +3,7 @@
 // the evaluation date is an argument (the service passes its clock's date).
 import { create } from "@bufbuild/protobuf";
 import { derivedOnce } from "@permits/common/freeze";
+import { overallConfidence } from "@permits/common/caution";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DeterminationSchema,
@@ -18,7 +19,8 @@ import {
 import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
-import { step, weakest } from "./messages.js";
+import { step } from "./messages.js";
+import { partlyReadPermitText } from "./texts.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
@@ -67,17 +69,16 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
   derivation.push(route.credentialStep[key]);
 
-  // Overall confidence follows the chain that names the authority and the permit; requirements,
-  // screens and steps carry their own.
-  const confidence = site.activity === "industrial"
-    ? Confidence.UNVERIFIED
-    : weakest(route.confidence, route.authorityStep.citation?.confidence ?? Confidence.UNVERIFIED, governing?.ref.confidence ?? route.confidence);
+  const jurisdiction = route.jurisdiction[key];
+  const permit = governing?.ref;
+  // Overall confidence: verified only when every citation of the answer is (caution.ts).
+  const confidence = overallConfidence([permit, jurisdiction, screens, requirements, derivation]);
 
   return create(DeterminationSchema, {
     coverage: cov.coverage,
     coverageReason: cov.reason,
-    permit: governing?.ref,
-    jurisdiction: route.jurisdiction[key],
+    permit,
+    jurisdiction,
     eligibilityScreens: screens,
     requirements,
     derivation,
@@ -135,7 +136,7 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
       text = !permit
         ? `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`
         : read > 0
-          ? `${permit.name} (${permit.version}). Identified; ${read} of its requirements ${read === 1 ? "has" : "have"} been read and ${stateApplies ? "are listed" : "would be listed where coverage is required"}, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.`
+          ? partlyReadPermitText(permit.name, permit.version, read, stateApplies)
           : `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`;
       if (!required) notices.push(notRequiredNotice(agency));
       else notices.push(stateApplies ? partialStateNotice(permit!.name, agency) : stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency));

@@ -5,6 +5,7 @@ import { deepFreeze } from "@permits/common/freeze";
 import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
+import { fixedByDocument1 } from "./contract.js";
 import { confidenceOf, gateOf, isWithheld } from "./messages.js";
 import type { Dataset } from "./types.js";
 
@@ -28,13 +29,14 @@ export function nullFacts(ds: Dataset): { label: string; count: number }[] {
   ];
 }
 
-/** Values that would relax an answer but rest on a basis that may not: served as null. */
+/** Values no source states (and document 1 does not fix): served as null, in words only. */
 function withheld(ds: Dataset): number {
   const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
   let n = 0;
   for (const q of reqs) {
-    if (isWithheld(q.value, q.relaxes, q.citation)) n++;
-    for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.relaxes ?? q.relaxes, c.citation ?? q.citation)) n++;
+    const fixed = fixedByDocument1(q.id);
+    if (isWithheld(q.value, q.citation, fixed)) n++;
+    for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.citation ?? q.citation, fixed)) n++;
   }
   return n;
 }
