@@ -60,8 +60,19 @@ function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: Normali
     const lf = input.streamBedLinearFeet !== undefined && ex.some((l) => l.unit === "linear feet") ? ` or ${feet(input.streamBedLinearFeet)} of stream-bed loss` : "";
     return `An individual permit is likely: ${loss} of permanent loss${lf} exceeds the held limit of every assessable candidate (${what}), and ${agree(ex.length, "this limit is", "these limits are")} ${limitWords(ex)}.`;
   }
-  const nums = evals.map((e) => e.candidate.number);
-  return `Insufficient data: no candidate permit (${nwpList(nums)}) could be assessed for ${loss} of permanent loss in ${input.aquaticResourceType} waters, because no limit confirmed in the permit text is held for it or the data it needs is missing.`;
+  return headlineTexts.insufficient(evals.map((e) => e.candidate.number), loss, input.aquaticResourceType, whyUnassessed(evals));
+}
+
+/** Why each candidate could not be assessed, grouped: limits not confirmed, limits not held, stream-bed loss. */
+function whyUnassessed(evals: Evaluation[]): { unconfirmed: number[]; notHeld: number[]; streamBed: number[] } {
+  const out = { unconfirmed: [] as number[], notHeld: [] as number[], streamBed: [] as number[] };
+  for (const e of evals) {
+    const codes = e.candidate.reasons.map((r) => r.code);
+    if (codes.some((c) => c === "limit-unsourced" || c === "limit-not-confirmed")) out.unconfirmed.push(e.candidate.number);
+    if (codes.some((c) => c.endsWith("limit-not-held") && !c.startsWith("linear"))) out.notHeld.push(e.candidate.number);
+    if (codes.some((c) => c.startsWith("linear-feet") && !c.endsWith("within-limit"))) out.streamBed.push(e.candidate.number);
+  }
+  return out;
 }
 
 /** Every fact a "no PCN" answer rests on: each eligible candidate's notification terms and the limits it fits. */

@@ -42,7 +42,7 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
   const derivation = `${fmt(loss)} ${sign} ${fmt(lim.value)} acres (${lim.display}, ${lim.basis}). ${lim.derivation}`;
   if (fit === "unknown") {
     // Within a limit that may not relax: it may exclude a project, never admit one.
-    reasons.push(limitReason(lim.basis === "unsourced" ? "limit-unsourced" : "limit-not-confirmed", T.withinUnconfirmedLimit(p.number, acres(loss), lim), derivation, lim));
+    reasons.push(limitReason(lim.basis === "unsourced" ? "limit-unsourced" : "limit-not-confirmed", T.withinUnconfirmedLimit(p.number, `${acres(loss)} of permanent loss`, lim), derivation, lim));
     return "unknown";
   }
   used.push(lim);
@@ -85,7 +85,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: stri
   const fit = fitAgainst(lf, lim);
   const derivation = `${fmt(lf)} ${fit === "exceeds" ? ">" : "<="} ${fmt(lim.value)} linear feet (${lim.display}, ${lim.basis}). ${lim.derivation}`;
   if (fit === "unknown") {
-    reasons.push(limitReason(lim.basis === "unsourced" ? "linear-feet-limit-unsourced" : "linear-feet-limit-not-confirmed", T.withinUnconfirmedLimit(p.number, feet(lf), lim), derivation, lim));
+    reasons.push(limitReason(lim.basis === "unsourced" ? "linear-feet-limit-unsourced" : "linear-feet-limit-not-confirmed", T.withinUnconfirmedLimit(p.number, `${feet(lf)} of stream-bed loss`, lim), derivation, lim));
     return "unknown";
   }
   used.push(lim);

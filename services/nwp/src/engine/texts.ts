@@ -48,6 +48,14 @@ export const gapTexts = {
 };
 
 export const headlineTexts = {
+  insufficient: (numbers: number[], loss: string, type: string, why: { unconfirmed: number[]; notHeld: number[]; streamBed: number[] }) => {
+    const parts = [
+      ...(why.unconfirmed.length ? [`the acreage ${agree(why.unconfirmed.length, "limit", "limits")} held for ${nwpList(why.unconfirmed)} ${agree(why.unconfirmed.length, "is", "are")} not confirmed in the 2026 permit text`] : []),
+      ...(why.notHeld.length ? [`no acreage limit for ${type} waters is held for ${nwpList(why.notHeld)}`] : []),
+      ...(why.streamBed.length ? [`the stream-bed loss could not be compared for ${nwpList(why.streamBed)}`] : []),
+    ];
+    return `Insufficient data: no candidate permit (${nwpList(numbers)}) could be assessed for ${loss} of permanent loss in ${type} waters${parts.length ? `: ${parts.join("; ")}` : ""}; confirm with ${DISTRICT}.`;
+  },
   districtNotServing: (district: string, state: string) => `The ${district} is not recorded as serving ${state}: confirm which Corps district handles the site.`,
   denied: (state: string, kind: string, cycle: string, numbers: number[]) =>
     `${state}'s ${kind} ${cycle} Section 401 decision denies water quality certification for ${nwpList(numbers)}, so an individual Section 401 certification is needed.`,
