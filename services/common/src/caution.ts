@@ -88,19 +88,27 @@ function verifiedThroughout(o: unknown): boolean {
     const known = verdictCache.get(o);
     if (known !== undefined) return known;
   }
-  let ok = true;
-  if (Array.isArray(o)) {
-    ok = o.every(verifiedThroughout);
-  } else if (!ArrayBuffer.isView(o)) {
-    for (const [k, v] of Object.entries(o)) {
-      if (k === "confidence" ? !(v === "verified" || v === Confidence.VERIFIED) : !verifiedThroughout(v)) {
-        ok = false;
-        break;
-      }
-    }
-  }
+  const ok = walk(o);
   if (frozen) verdictCache.set(o, ok);
   return ok;
+}
+
+function walk(o: object): boolean {
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) if (!verifiedThroughout(o[i])) return false;
+    return true;
+  }
+  if (ArrayBuffer.isView(o)) return true;
+  const r = o as Record<string, unknown>;
+  for (const k in r) {
+    const v = r[k];
+    if (k === "confidence") {
+      if (v !== "verified" && v !== Confidence.VERIFIED) return false;
+    } else if (v !== null && typeof v === "object" && !verifiedThroughout(v)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** The confidence word of a summary field over its parts. */

@@ -37,6 +37,8 @@ import { hasLapsed, projectDateFindings } from "./term.js";
 import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
 
+const NO_PERMIT = Object.freeze({ confidence: Confidence.UNVERIFIED });
+
 /** `today` is the evaluation date (yyyy-mm-dd): the service clock's date. */
 export function determineStormwater(ds: Dataset, input: SiteInput | undefined, today: string): Determination {
   const site = normalizeSite(ds, input);
@@ -71,8 +73,9 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
 
   const jurisdiction = route.jurisdiction[key];
   const permit = governing?.ref;
-  // Overall confidence: verified only when every citation of the answer is (caution.ts).
-  const confidence = overallConfidence([permit, jurisdiction, screens, requirements, derivation]);
+  // Overall confidence: verified only when every citation of the answer is (caution.ts). A
+  // governing permit that was not identified is not a fact the answer can rest on.
+  const confidence = overallConfidence([permit ?? NO_PERMIT, jurisdiction, screens, requirements, derivation]);
 
   return create(DeterminationSchema, {
     coverage: cov.coverage,

@@ -31,10 +31,11 @@ export function nullFacts(ds: Dataset): { label: string; count: number }[] {
 
 /** Values no source states (and document 1 does not fix): served as null, in words only. */
 function withheld(ds: Dataset): number {
-  const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
+  const cgp = ds.raw.cgpRequirements.requirements;
+  const reqs = [...cgp, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
   let n = 0;
   for (const q of reqs) {
-    const fixed = fixedByDocument1(q.id);
+    const fixed = cgp.includes(q) && fixedByDocument1(q.id); // document 1 fixes the federal CGP's values
     if (isWithheld(q.value, q.citation, fixed)) n++;
     for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.citation ?? q.citation, fixed)) n++;
   }

@@ -155,7 +155,9 @@ describe("requirements attach only where the governing permit has been read", ()
   test("a verified state permit is identified: California", () => {
     const d = det({ state: "CA" });
     expect(d.permit?.name).toBe("Construction Stormwater General Permit, Order 2022-0057-DWQ");
-    expect(d.confidence).toBe(Confidence.VERIFIED);
+    expect(d.permit?.confidence).toBe(Confidence.VERIFIED);
+    // The answer as a whole is unverified: its coverage-threshold step cites a secondary page.
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
     expect(d.notices[2]).toContain("has not been read by this service");
   });
 
@@ -197,11 +199,12 @@ describe("unverified jurisdictions still answer, unverified, naming the agency",
 
 describe("tri-state inputs are never read as false", () => {
   test.each([
-    [{}, ScreenStatus.UNKNOWN, null],
-    [{ dischargesToImpairedWater: false }, ScreenStatus.UNKNOWN, null],
-    [{ dischargesToTier2Water: false }, ScreenStatus.UNKNOWN, null],
-    // Both stated false: 14 days is believed but unsourced, and relaxing, so it is withheld.
-    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, null],
+    // Unstated: the screen is unknown and the stabilization deadline is the stricter of its two values (document 1).
+    [{}, ScreenStatus.UNKNOWN, 7],
+    [{ dischargesToImpairedWater: false }, ScreenStatus.UNKNOWN, 7],
+    [{ dischargesToTier2Water: false }, ScreenStatus.UNKNOWN, 7],
+    // Both stated false, five acres or fewer open at once: 14 days, as document 1 fixes it.
+    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, 14],
     [{ dischargesToImpairedWater: true }, ScreenStatus.ACTION_REQUIRED, 7],
     [{ dischargesToTier2Water: true, dischargesToImpairedWater: false }, ScreenStatus.ACTION_REQUIRED, 7],
   ] as const)("%j -> screen %s, stabilization %s", (extra, status, days) => {

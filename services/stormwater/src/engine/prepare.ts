@@ -97,8 +97,8 @@ function federalTerm(p: RawPermit): PermitTerm {
 }
 
 /** A fixed requirement as served: its value at its confidence, unless no source states it (see servedValue). */
-export function fixedRequirement(q: RawRequirement, defaultBecause: string, agency: string): Requirement {
-  const { value, detail } = servedValue(q.value ?? null, q.detail ?? "", q.citation, agency, fixedByDocument1(q.id));
+export function fixedRequirement(q: RawRequirement, defaultBecause: string, agency: string, fixedByContract = false): Requirement {
+  const { value, detail } = servedValue(q.value ?? null, q.detail ?? "", q.citation, agency, fixedByContract);
   return create(RequirementSchema, {
     id: q.id,
     kind: kindOf(q.kind),
@@ -132,7 +132,7 @@ function prepareCgp(raw: RawData, cgpRaw: RawPermit): PreparedCgp {
       varying.set(q.id, q);
       continue;
     }
-    fixed.set(q.id, fixedRequirement(q, "Applies because coverage under the EPA 2022 CGP is required for this site.", "EPA"));
+    fixed.set(q.id, fixedRequirement(q, "Applies because coverage under the EPA 2022 CGP is required for this site.", "EPA", fixedByDocument1(q.id)));
   }
   const byId = new Map(r.screens.map((s) => [s.id, s]));
   const need = (id: "esa" | "historic" | "prohibited" | "receiving-water"): RawScreen => {
