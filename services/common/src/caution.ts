@@ -55,7 +55,16 @@ export function fitAgainst(quantity: number | undefined, limit: (Grounded & { va
   return mayRelax(limit) ? "within" : "unknown";
 }
 
-/** Several fits of one candidate: any excess excludes it; it fits only where every term fits. */
+/**
+ * One term held from several sources (two limits for the same waters): above any of them excludes
+ * (cautious); within one that may relax fits; otherwise unknown.
+ */
+export function fitAgainstAny(fits: readonly Fit[]): Fit {
+  if (fits.includes("exceeds")) return "exceeds";
+  return fits.includes("within") ? "within" : "unknown";
+}
+
+/** Several terms of one candidate: any excess excludes it; it fits only where every term fits. */
 export function combinedFit(fits: readonly Fit[]): Fit {
   if (fits.includes("exceeds")) return "exceeds";
   return fits.length > 0 && fits.every((f) => f === "within") ? "within" : "unknown";

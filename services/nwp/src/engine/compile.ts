@@ -13,8 +13,9 @@ export interface CompiledPermit {
   number: number;
   title: string;
   label: string; // "NWP 29 (Residential Developments)"
-  acreageByType: Record<ResourceType, RawLimit | undefined>;
-  linearByType: Record<ResourceType, RawLimit | undefined>;
+  /** Every held limit that applies to each resource type (empty: not held). */
+  acreageByType: Record<ResourceType, RawLimit[]>;
+  linearByType: Record<ResourceType, RawLimit[]>;
   /** Gap text when no acreage limit is held for a resource type (undefined when one is held). */
   acreageGapByType: Record<ResourceType, string | undefined>;
   /**
@@ -73,9 +74,9 @@ export interface Dataset {
 
 export const CERTIFIER_NOT_HELD = "Not held in this dataset";
 
-function byType(limits: RawLimit[]): Record<ResourceType, RawLimit | undefined> {
-  const out = {} as Record<ResourceType, RawLimit | undefined>;
-  for (const t of RESOURCE_TYPES) out[t] = limits.find((l) => l.appliesTo.includes(t));
+function byType(limits: RawLimit[]): Record<ResourceType, RawLimit[]> {
+  const out = {} as Record<ResourceType, RawLimit[]>;
+  for (const t of RESOURCE_TYPES) out[t] = limits.filter((l) => l.appliesTo.includes(t));
   return out;
 }
 
@@ -84,7 +85,7 @@ function compilePermit(p: RawPermit): CompiledPermit {
   const acreageByType = byType(p.acreageLimits);
   const acreageGapByType = {} as Record<ResourceType, string | undefined>;
   for (const t of RESOURCE_TYPES) {
-    if (acreageByType[t]) continue;
+    if (acreageByType[t].length > 0) continue;
     acreageGapByType[t] = p.acreageLimits.length === 0
       ? `No acreage limit for ${label} is held, so its eligibility is not assessed; read the permit text in 91 FR 768 or confirm with the Corps district.`
       : `The acreage limit held for ${label} applies to ${p.acreageLimits.flatMap((l) => l.appliesTo).join(", ")} waters only; no limit for ${t} is held, so its eligibility is not assessed.`;

@@ -130,7 +130,7 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     }
   }
   if (input.streamBedLinearFeet !== undefined) {
-    const none = activity.permits.filter((p) => !p.linearByType[t] && !p.raw.noStreamBedLinearFeetLimit).map((p) => p.number);
+    const none = activity.permits.filter((p) => p.linearByType[t].length === 0 && !p.raw.noStreamBedLinearFeetLimit).map((p) => p.number);
     if (none.length > 0) gaps.push(gapTexts.linearNotHeld(none, feet(input.streamBedLinearFeet)));
   }
   if (input.temporaryImpactAcres !== undefined) gaps.push(gapTexts.temporary(input.temporaryImpactAcres));

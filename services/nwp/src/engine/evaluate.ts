@@ -2,11 +2,11 @@
 // Every comparison goes through the rule of caution (fitAgainst): a limit on any basis can
 // exclude a project, only a limit that may relax can admit one, and a term that is not held
 // leaves eligibility unknown.
-import { combinedFit, fitAgainst, mayRelax, type Fit } from "@permits/common/caution";
+import { combinedFit, fitAgainst, fitAgainstAny, mayRelax, type Fit } from "@permits/common/caution";
 import type { CompiledPermit } from "./compile.js";
 import { acres, feet, fmt } from "./format.js";
 import { reasonTexts as T } from "./texts.js";
-import type { CandidateOut, Confidence, NormalizedInput, PcnTriggerOut, RawLimit, ReasonOut } from "./types.js";
+import type { CandidateOut, Confidence, NormalizedInput, PcnTriggerOut, RawLimit, ReasonOut, ResourceType } from "./types.js";
 
 export interface Evaluation {
   candidate: CandidateOut;
@@ -19,11 +19,32 @@ function limitReason(code: string, message: string, derivation: string, lim: Raw
   return { code, message, derivation, sourceUrl: lim.sourceUrl, confidence: lim.confidence, basis: lim.basis };
 }
 
+/** One limit against an amount: its reason, and where it is used or exceeded. */
+function against(p: CompiledPermit, lim: RawLimit, amount: number, t: ResourceType, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit {
+  const fit = fitAgainst(amount, lim);
+  const acreage = lim.unit === "acres";
+  const unit = acreage ? "acres" : "linear feet";
+  const derivation = `${fmt(amount)} ${fit === "exceeds" ? ">" : "<="} ${fmt(lim.value)} ${unit} (${lim.display}, ${lim.basis}). ${lim.derivation}`;
+  const words = acreage ? `${acres(amount)} of permanent loss` : `${feet(amount)} of stream-bed loss`;
+  if (fit === "unknown") {
+    // Within a limit that may not relax: it may exclude a project, never admit one.
+    const code = `${acreage ? "" : "linear-feet-"}limit-${lim.basis === "unsourced" ? "unsourced" : "not-confirmed"}`;
+    reasons.push(limitReason(code, T.withinUnconfirmedLimit(p.number, words, lim), derivation, lim));
+    return fit;
+  }
+  used.push(lim);
+  if (fit === "exceeds") exceeded.push(lim);
+  const scope = !acreage || lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
+  const code = `${acreage ? "acreage" : "linear-feet"}-${fit === "within" ? "within" : "exceeds"}-limit`;
+  reasons.push(limitReason(code, fit === "within" ? T.within(p.number, words, lim.display, scope) : T.exceeds(p.number, words, lim.display, scope), derivation, lim));
+  return fit;
+}
+
 function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit {
   const t = input.aquaticResourceType;
-  const lim = p.acreageByType[t];
+  const limits = p.acreageByType[t];
   const loss = input.permanentImpactAcres;
-  if (!lim) {
+  if (limits.length === 0) {
     const none = p.raw.acreageLimits.length === 0;
     reasons.push({
       code: none ? "limit-not-held" : "resource-type-limit-not-held",
@@ -37,39 +58,24 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
     });
     return "unknown";
   }
-  const fit = fitAgainst(loss, lim);
-  const sign = fit === "exceeds" ? ">" : "<=";
-  const derivation = `${fmt(loss)} ${sign} ${fmt(lim.value)} acres (${lim.display}, ${lim.basis}). ${lim.derivation}`;
-  if (fit === "unknown") {
-    // Within a limit that may not relax: it may exclude a project, never admit one.
-    reasons.push(limitReason(lim.basis === "unsourced" ? "limit-unsourced" : "limit-not-confirmed", T.withinUnconfirmedLimit(p.number, `${acres(loss)} of permanent loss`, lim), derivation, lim));
-    return "unknown";
-  }
-  used.push(lim);
-  if (fit === "exceeds") exceeded.push(lim);
-  const scope = lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
-  reasons.push(limitReason(
-    fit === "within" ? "acreage-within-limit" : "acreage-exceeds-limit",
-    fit === "within" ? T.acreageWithin(p.number, acres(loss), lim.display, scope) : T.acreageExceeds(p.number, acres(loss), lim.display, scope),
-    derivation,
-    lim,
-  ));
-  return fit;
+  return fitAgainstAny(limits.map((lim) => against(p, lim, loss, t, reasons, used, exceeded)));
 }
 
 /** Stream-bed loss: compared only when given; a limit that is not held leaves it unknown. */
 function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit | undefined {
-  const lim = p.linearByType[input.aquaticResourceType];
+  const t = input.aquaticResourceType;
+  const limits = p.linearByType[t];
   const lf = input.streamBedLinearFeet;
   if (lf === undefined) {
-    if (!lim) return undefined; // no stream-bed loss stated and no term to compare it with
+    if (limits.length === 0) return undefined; // no stream-bed loss stated and no term to compare it with
+    const lim = limits[0];
     reasons.push(limitReason("linear-feet-not-given", T.linearNotGiven(p.number, lim.display), `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`, lim));
     return "unknown";
   }
-  if (!lim) {
+  if (limits.length === 0) {
     const none = p.raw.noStreamBedLinearFeetLimit;
     if (none && mayRelax(none)) {
-      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: `${none.summary}`, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis });
+      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: none.summary, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis });
       return "within";
     }
     reasons.push({
@@ -82,21 +88,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: stri
     });
     return "unknown";
   }
-  const fit = fitAgainst(lf, lim);
-  const derivation = `${fmt(lf)} ${fit === "exceeds" ? ">" : "<="} ${fmt(lim.value)} linear feet (${lim.display}, ${lim.basis}). ${lim.derivation}`;
-  if (fit === "unknown") {
-    reasons.push(limitReason(lim.basis === "unsourced" ? "linear-feet-limit-unsourced" : "linear-feet-limit-not-confirmed", T.withinUnconfirmedLimit(p.number, `${feet(lf)} of stream-bed loss`, lim), derivation, lim));
-    return "unknown";
-  }
-  used.push(lim);
-  if (fit === "exceeds") exceeded.push(lim);
-  reasons.push(limitReason(
-    fit === "within" ? "linear-feet-within-limit" : "linear-feet-exceeds-limit",
-    fit === "within" ? T.linearWithin(p.number, feet(lf), lim.display) : T.linearExceeds(p.number, feet(lf), lim.display),
-    derivation,
-    lim,
-  ));
-  return fit;
+  return fitAgainstAny(limits.map((lim) => against(p, lim, lf, t, reasons, used, exceeded)));
 }
 
 export function evaluateCandidate(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string): Evaluation {

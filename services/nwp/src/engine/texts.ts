@@ -16,14 +16,12 @@ export const reasonTexts = {
     lim.basis === "unsourced"
       ? `${amount} is within the ${lim.display} limit thought to apply to NWP ${n}, but that limit was ${notConfirmed(DISTRICT)}. Eligibility is not assessed.`
       : `${amount} is within the ${lim.display} limit of NWP ${n} ${basisPhrase(lim)}, which is not the 2026 permit text, so eligibility is not assessed; confirm with ${DISTRICT}.`,
-  acreageWithin: (n: number, loss: string, display: string, scope: string) => `${loss} of permanent loss is within the NWP ${n} limit of ${display}${scope}.`,
-  acreageExceeds: (n: number, loss: string, display: string, scope: string) => `${loss} of permanent loss exceeds the NWP ${n} limit of ${display}${scope}.`,
+  within: (n: number, amount: string, display: string, scope: string) => `${amount} is within the NWP ${n} limit of ${display}${scope}.`,
+  exceeds: (n: number, amount: string, display: string, scope: string) => `${amount} exceeds the NWP ${n} limit of ${display}${scope}.`,
   linearNotGiven: (n: number, display: string) => `NWP ${n} has a stream-bed limit of ${display}, but the stream-bed loss in linear feet was not given.`,
   linearLimitNotHeld: (n: number, lf: string) =>
     `No stream-bed limit in linear feet is held for NWP ${n}, so whether ${lf} of stream-bed loss fits it is unknown; confirm with ${DISTRICT}.`,
   noLinearLimit: (n: number, lf: string) => `NWP ${n} sets no stream-bed limit in linear feet, so the ${lf} of stream-bed loss does not exclude it.`,
-  linearWithin: (n: number, lf: string, display: string) => `${lf} of stream-bed loss is within the NWP ${n} limit of ${display}.`,
-  linearExceeds: (n: number, lf: string, display: string) => `${lf} of stream-bed loss exceeds the NWP ${n} limit of ${display}.`,
 };
 
 /** A PCN treated as required because the permit's notification terms were not read: said once, the same way everywhere. */
