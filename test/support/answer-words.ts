@@ -35,7 +35,7 @@ const FIELDS = dataFieldNames();
 const INTERNAL: [string, RegExp][] = [
   ["research notes", /research notes?/i],
   ["UNCONFIRMED", /\bUNCONFIRMED\b/],
-  ["a reference code", /\b[CQ]\d{1,3}\b/],
+  ["a reference code", /(?<!BMP )\b[CQ]\d{1,3}\b/], // research codes (C17); a state's own BMP codes are official
   ["belief", /\bbelie(?:f|fs|ve|ves|ved|ving)\b/i],
   ["a file name", /\b[\w-]+\.(?:json|ts|mjs|md|proto)\b/],
   ["a field name", new RegExp(`\\b(?:${FIELDS.join("|")})\\b`)],
@@ -44,7 +44,7 @@ const INTERNAL: [string, RegExp][] = [
 
 const AGREEMENT: [string, RegExp][] = [
   ["one with a plural noun", /(?<![\d./])\b1 (?:calendar |linear |business )?(?:requirements|acres|days|permits|NWPs|limits|hours|years|projects|feet)\b/],
-  ["many with a singular noun", /(?<![\d./])\b(?:[02-9]|[1-9]\d+) (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
+  ["many with a singular noun", /(?<![\d./])(?<!(?:NWP|Section|Part|Order|Tier) )\b(?:0|[2-9]|[1-9]\d{1,2})\b (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
   ["one of ... have/are", /\b1 of (?:its|the) \w+ (?:have|are)\b/],
   ["many of ... has/is", /\b(?:[2-9]|\d{2,}) of (?:its|the) \w+ (?:has|is)\b/],
   ["has been ... and are", /\bhas been \w+ and are\b/],

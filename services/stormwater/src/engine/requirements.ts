@@ -111,7 +111,7 @@ export function assembleCgp(ds: Dataset, site: Site): CgpAssembly {
     step(
       "assumption: receiving water",
       w.case === "unknown"
-        ? `${name} was not stated and is not assumed false: values that turn on it are left null, each case is given, and the receiving-water screen is unknown.`
+        ? `${name} was not stated and is not assumed false: a value that turns on it is given only where its stricter case applies, each case is described, and the receiving-water screen is unknown.`
         : `${name} was not stated and is not assumed false; the other receiving-water input (true) already settles the values.`,
     ),
   )));
