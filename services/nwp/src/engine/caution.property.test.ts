@@ -13,7 +13,11 @@ const ACTIVITY = "utility-line"; // two candidates (NWPs 57 and 58)
 const URL = "https://www.govinfo.gov/content/pkg/FR-2026-01-08/html/2026-00121.htm";
 const TYPES: ResourceType[] = ["wetland", "stream", "open-water", "tidal"];
 
-const basis = fc.constantFrom<BasisWord>("official-text", "agency-form", "prior-edition", "secondary", "unsourced");
+// Weighted towards facts that may relax, so relaxed answers (eligible, no PCN) are reached often.
+const basis = fc.oneof(
+  { arbitrary: fc.constant<BasisWord>("official-text"), weight: 4 },
+  { arbitrary: fc.constantFrom<BasisWord>("agency-form", "prior-edition", "secondary", "unsourced"), weight: 4 },
+);
 const unchangedBy = fc.constantFrom(undefined, `The 2026 rule (${URL}) did not change it.`, "A consultant (https://www.example.com/nwps) says it did not change.");
 const grounding = fc.record({ basis, unchangedBy }).map((g) => ({
   ...g,
@@ -93,9 +97,9 @@ describe("property: no answer is more relaxed than the same answer without the f
       const d = decide(dataset(facts, false), project, TODAY);
       const floor = decide(dataset(facts, true), project, TODAY);
       notMoreRelaxed(d, floor);
-      if (d.verdict === "nwp-likely") relaxedSeen++;
+      if (d.candidates.some((c) => c.eligible === true) || d.pcn.required === false) relaxedSeen++;
     }), { numRuns: 400 });
-    // The generator reaches relaxed answers too, so the property is not vacuous.
-    expect(relaxedSeen).toBeGreaterThan(0);
+    // The generator reaches relaxed answers (a candidate admitted, no PCN) often, so the property is not vacuous.
+    expect(relaxedSeen).toBeGreaterThan(20);
   });
 });
