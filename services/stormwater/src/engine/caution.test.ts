@@ -20,6 +20,22 @@ const num = (d: Determination, id: string) => {
 };
 const stepOf = (d: Determination, name: string) => d.derivation.find((s) => s.step === name);
 
+describe("issue 27: overall confidence is the weakest fact the answer rests on", () => {
+  test("NM, 3 acres: 12 of its 14 requirements are unverified, so the answer is unverified", () => {
+    const d = det({ state: "NM", disturbedAcres: 3 });
+    expect(d.requirements).toHaveLength(14);
+    expect(d.requirements.filter((r) => r.citation?.confidence !== Confidence.VERIFIED)).toHaveLength(12);
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
+  });
+
+  test.each(["NM", "AR", "OH"])("%s, 0.6 acre: not_required by document 1's 1-acre rule, unverified because the threshold step cites a secondary page", (state) => {
+    const d = det({ state, disturbedAcres: 0.6 });
+    expect(d.coverage).toBe(Coverage.NOT_REQUIRED);
+    expect(stepOf(d, "coverage threshold")!.citation).toMatchObject({ basis: Basis.SECONDARY, confidence: Confidence.UNVERIFIED });
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
+  });
+});
+
 describe("rule of caution on values: served at their confidence; only a value no source states is withheld", () => {
   test("issue 27: MA, 20 acres, 5 open at once, neither impaired nor Tier 2 water: stabilization.complete is 14 days, as document 1 fixes it", () => {
     const d = det({ state: "MA", disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, dischargesToImpairedWater: false, dischargesToTier2Water: false });
