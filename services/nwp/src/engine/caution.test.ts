@@ -158,6 +158,19 @@ describe("issue 27 reproductions: the headline carries the decisive facts", () =
   });
 });
 
+describe("issue 27: words written for the user", () => {
+  it("FL/SAJ road crossing: NWP 14's unscreened notification term in plain words", () => {
+    const d = run({ state: "FL", district: "SAJ", activity: "road-crossing" });
+    expect(d.coverageGaps).toContain("NWP 14 (Linear Transportation Projects): A PCN may also be required if the discharge is in a special aquatic site (not confirmed in any source we could read). The request does not carry these facts, so they were not screened.");
+  });
+
+  it("NWP 39's unread PCN term is said as a PCN treated as required, never as a belief in the research notes", () => {
+    const d = run({ activity: "commercial-development", state: "TX", district: "SWF" });
+    expect(d.coverageGaps).toContain("If NWP 39 applies, a pre-construction notification is treated as required for NWP 39 because its notification terms were not confirmed in any source we could read; confirm with the Corps district.");
+    expect(JSON.stringify(d)).not.toMatch(/belie|UNCONFIRMED|research notes/i);
+  });
+});
+
 describe("the date rule against the ruleset's expiry (2031-03-15)", () => {
   it("on the expiry date the 2026 NWPs still screen; the day after, no verdict is given from them", () => {
     expect(run({}, "2031-03-15").headline).not.toContain("expired");

@@ -75,7 +75,8 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const permit = governing?.ref;
   // Overall confidence: verified only when every citation of the answer is (caution.ts). A
   // governing permit that was not identified is not a fact the answer can rest on.
-  const confidence = overallConfidence([permit ?? NO_PERMIT, jurisdiction, screens, requirements, derivation]);
+  // The steps come first: the walk stops at the first unverified citation, usually the threshold's.
+  const confidence = overallConfidence([derivation, requirements, screens, jurisdiction, permit ?? NO_PERMIT]);
 
   return create(DeterminationSchema, {
     coverage: cov.coverage,

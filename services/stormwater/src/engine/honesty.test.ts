@@ -1,5 +1,6 @@
 // Table tests for the honesty rules of document 1 and the coverage/authority rules of issue 3.
 import { TODAY } from "../test-support.js";
+import { partlyReadPermitText } from "./texts.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import {
@@ -136,6 +137,18 @@ describe("requirements attach only where the governing permit has been read", ()
     expect(d.permit?.id).not.toBe(CGP_ID);
     const agency = raw(state).agencyName;
     expect(d.notices.some((n) => n.includes(agency) && n.includes("does not mean nothing is required"))).toBe(true);
+  });
+
+  test.each(partlyRead)("%s: the governing-permit step counts the requirements read with words that agree (issue 27: \"1 of its requirements has been read and are listed\")", (state) => {
+    const d = det({ state, disturbedAcres: 8 });
+    const n = d.requirements.length;
+    const text = d.derivation.find((x) => x.step === "governing permit")!.result;
+    expect(text).toContain(n === 1 ? "Identified; 1 of its requirements has been read and is listed" : `Identified; ${n} of its requirements have been read and are listed`);
+  });
+
+  test("the template itself, in both numbers", () => {
+    expect(partlyReadPermitText("P", "2024", 1, true)).toBe("P (2024). Identified; 1 of its requirements has been read and is listed, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.");
+    expect(partlyReadPermitText("P", "2024", 2, false)).toBe("P (2024). Identified; 2 of its requirements have been read and would be listed where coverage is required, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.");
   });
 
   test.each(partlyRead)("%s: only the requirements read, each with its own state citation, and a notice that the list is partial", (state) => {
