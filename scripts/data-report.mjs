@@ -12,8 +12,7 @@ import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
 import { nwpDatasetVersion, nwpFacts, nwpNullFacts } from "../services/nwp/dist/holdings.js";
 import { stormwaterFacts } from "../services/stormwater/dist/changelog.js";
 import { BASIS_WORDS, tallyFacts } from "../services/common/dist/basis.js";
-
-const GOV = /^https?:\/\/(?:[a-z0-9-]+\.)+(?:gov|mil|state\.[a-z]{2}\.us)(?::\d+)?(?:[/?#]|$)/;
+import { isGovernmentUrl, namesOfficialSource } from "../services/common/dist/caution.js";
 const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
@@ -36,15 +35,17 @@ function walk(o, path, visit) {
 function checkFacts(name, raw) {
   walk(raw, name, (o, path) => {
     for (const [k, v] of Object.entries(o)) {
-      if (URL_KEYS.has(k) && typeof v === "string" && !GOV.test(v)) problems.push(`${path}.${k}: ${v} is not on a government domain`);
+      if (URL_KEYS.has(k) && typeof v === "string" && !isGovernmentUrl(v)) problems.push(`${path}.${k}: ${v} is not on a government domain`);
     }
+    // The rule of caution lets unchangedBy relax an answer, so it must name an official source.
+    if (o.unchangedBy !== undefined && !namesOfficialSource(o.unchangedBy)) problems.push(`${path}.unchangedBy: names no official source by its government URL: ${o.unchangedBy}`);
     if (typeof o.basis !== "string" || typeof o.confidence !== "string") return;
     if (o.confidence === "verified") {
       if (o.basis !== "official-text" && o.basis !== "agency-form") problems.push(`${path}: verified on basis ${o.basis}`);
       const quote = o.quote ?? o.authorityCitation?.quote;
       if (!quote) problems.push(`${path}: verified with no quote`);
       const url = o.sourceUrl ?? o.authorityCitation?.sourceUrl;
-      if (!url || !GOV.test(url)) problems.push(`${path}: verified with no official URL`);
+      if (!url || !isGovernmentUrl(url)) problems.push(`${path}: verified with no official URL`);
     }
     if (o.basis === "prior-edition" && !o.edition) problems.push(`${path}: prior-edition without its edition`);
   });

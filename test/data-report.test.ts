@@ -118,4 +118,21 @@ describe("npm run data:report", () => {
     expect(run({ DATA_DIR: dir }, [`--on=${dayAfter}`]).status).toBe(0);
     expect(run({}, ["--on=24/11/2026"]).status).toBe(2);
   });
+
+  it("fails on an unchangedBy that names no official source, and passes one that names a government URL", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "data-report-"));
+    fs.cpSync(path.join(root, "data"), dir, { recursive: true });
+    const file = path.join(dir, "nwp/permits.json");
+    const permits = JSON.parse(fs.readFileSync(file, "utf8"));
+    const limit = permits.find((p: { number: number }) => p.number === 29).acreageLimits[0];
+    limit.unchangedBy = "A consultant's page (https://www.wetlands.com/2026-final-nwps) says NWP 29 did not change.";
+    fs.writeFileSync(file, JSON.stringify(permits));
+    const r = run({ DATA_DIR: dir });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("nwp.permits[27].acreageLimits[0].unchangedBy: names no official source by its government URL");
+    limit.unchangedBy = "The 2026 rule (https://www.govinfo.gov/content/pkg/FR-2026-01-08/html/2026-00121.htm) keeps the 1/2-acre limit.";
+    fs.writeFileSync(file, JSON.stringify(permits));
+    expect(run({ DATA_DIR: dir }).status).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

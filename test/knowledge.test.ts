@@ -57,12 +57,14 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(doc.components.schemas.NwpPcn.properties.required.type).toEqual(["boolean", "null"]);
   });
 
-  it("NWP 29 (PCN for every activity, unsourced): nwp-with-pcn with a trigger at its basis, never nwp-likely", async () => {
+  it("NWP 29 (2017 limit, PCN for every activity unsourced): its limit admits nothing, and the unread PCN term is said once, as a PCN treated as required", async () => {
     const d = (await nwp({ activity: "residential-development", permanentImpactAcres: 0.3 })).json().data;
-    expect(d.verdict).toBe("nwp-with-pcn");
-    expect(d.pcn.required).toBe(true);
-    expect(d.pcn.triggers[0]).toMatchObject({ permitNumber: 29, confidence: "unverified", basis: "unsourced" });
-    expect(d.candidates[0].reasons[0]).toMatchObject({ code: "acreage-within-limit", basis: "prior-edition" });
+    expect(d.verdict).toBe("insufficient-data");
+    expect(d.pcn.required).toBeNull();
+    expect(d.candidates[0]).toMatchObject({ eligible: null, reasons: [{ code: "limit-not-confirmed", basis: "prior-edition" }] });
+    expect(d.coverageGaps.filter((g: string) => g.includes("NWP 29") && g.includes("notification"))).toEqual([
+      "If NWP 29 applies, a pre-construction notification is treated as required for NWP 29 because its notification terms were not confirmed in any source we could read; confirm with the Corps district.",
+    ]);
   });
 
   it("a nationwide permit's limits, PCN conditions and terms carry the date their source was last read", async () => {
@@ -72,11 +74,11 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(p.notification.checkedOn).toBe("2026-11-21");
   });
 
-  it("terms that may not relax: pcn.required is null in the JSON, with a gap naming the permit", async () => {
+  it("a limit that may not relax: eligible is null in the JSON, never true, and the verdict is never nwp-likely", async () => {
     const d = (await nwp({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 })).json().data;
+    expect(d.candidates[0]).toMatchObject({ number: 12, eligible: null, reasons: [{ code: "limit-not-confirmed", basis: "secondary" }] });
     expect(d.pcn.required).toBeNull();
-    expect(d.verdict).toBe("nwp-with-pcn");
-    expect(d.coverageGaps.some((g: string) => g.startsWith("The PCN requirement for NWP 12"))).toBe(true);
+    expect(d.verdict).toBe("insufficient-data");
   });
 
   it("a stormwater project starting after the 2022 CGP expires: coverage unchanged, a notice names the expiry; citations carry their basis", async () => {

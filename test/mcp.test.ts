@@ -182,10 +182,11 @@ describe("MCP transport (generous tiers)", () => {
   it("summarizes a determination in text and reminds that unverified values are Unverified", async () => {
     const client = await connect(r, { "x-api-key": SANDBOX });
     const sw = (await client.callTool({ name: "determine_stormwater_permit", arguments: site })) as CallToolResult;
-    expect((sw.content[0] as { text: string }).text).toMatch(/^Coverage: required\. .*Permit: EPA 2022 Construction General Permit/);
+    // The overall confidence comes first: the answer rests on unverified requirements (issue 27).
+    expect((sw.content[0] as { text: string }).text).toMatch(/^Coverage: required \(unverified: show it as Unverified, never as fact\)\. .*Permit: EPA 2022 Construction General Permit/);
     expect((sw.content[0] as { text: string }).text).toMatch(/marked unverified: show each as Unverified/);
     const nwp = (await client.callTool({ name: "determine_nationwide_permit", arguments: project })) as CallToolResult;
-    expect((nwp.content[0] as { text: string }).text).toMatch(/^Verdict: (nwp-likely|nwp-with-pcn|individual-permit-likely|insufficient-data)\. /);
+    expect((nwp.content[0] as { text: string }).text).toMatch(/^Verdict: (nwp-likely|nwp-with-pcn|individual-permit-likely|insufficient-data) \(unverified: show it as Unverified, never as fact\)\. /);
   });
 
   it("get_my_usage is the REST usage read-out for the same key", async () => {

@@ -61,8 +61,10 @@ describe("document 2 (NWP) with a document 2 legacy key", () => {
     expect(response.headers.get("x-service-tier")).toBe("pro");
     expect(data!.meta.requestId).toBe(response.headers.get("x-request-id"));
     expect(data!.meta.ruleset).toMatchObject({ id: "nwp-2026", effectiveDate: "2026-03-15", expiryDate: "2031-03-15" });
-    expect(data!.data.verdict).toBe("nwp-with-pcn");
-    expect(data!.data.candidates.map((c) => [c.number, c.eligible])).toEqual([[29, true]]);
+    // No held limit may admit a project today (issue 27): eligibility is unknown, never assumed.
+    expect(data!.data.verdict).toBe("insufficient-data");
+    expect(data!.data.confidence).toBe("unverified");
+    expect(data!.data.candidates.map((c) => [c.number, c.eligible])).toEqual([[29, null]]);
     expect(data!.data.pcn?.reviewDays).toBe(45);
   });
 

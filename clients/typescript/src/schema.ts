@@ -415,7 +415,7 @@ export interface components {
             /** @description Notices to show verbatim, including that the service does not perform the site inspections the permit requires and that a generated document is a draft where a credentialed preparer is required. */
             notices: string[];
             /**
-             * @description Overall data confidence: verified or unverified. An unverified answer must be shown as Unverified, never as fact.
+             * @description Overall confidence of the determination: verified only when every citation in the answer is verified (the permit, the jurisdiction and its credential, every eligibility screen, requirement and derivation step); otherwise unverified. It never claims more than the weakest fact under it. An unverified answer must be shown as Unverified, never as fact.
              * @enum {string}
              */
             confidence: "verified" | "unverified";
@@ -634,7 +634,7 @@ export interface components {
             /** @description Notices to show verbatim, including that the service does not perform the site inspections the permit requires and that a generated document is a draft where a credentialed preparer is required. */
             notices: string[];
             /**
-             * @description Overall data confidence: verified or unverified. An unverified answer must be shown as Unverified, never as fact.
+             * @description Overall confidence of the determination these requirements are projected from: verified only when every citation in it is verified (the permit, the jurisdiction and its credential, every eligibility screen, requirement and derivation step); otherwise unverified. An unverified answer must be shown as Unverified, never as fact.
              * @enum {string}
              */
             confidence: "verified" | "unverified";
@@ -703,7 +703,7 @@ export interface components {
              * @enum {string}
              */
             verdict: "nwp-likely" | "nwp-with-pcn" | "individual-permit-likely" | "insufficient-data";
-            /** @description One-line summary of the verdict, in words. */
+            /** @description Summary of the verdict in words, followed by each fact that changes what the user must do (a district not recorded as serving the state, a Section 401 denial for a candidate permit in the state, a suspension there). */
             headline: string;
             /** @description The nationwide permits mapped to the activity, each with whether the project fits and the reasons. */
             candidates: components["schemas"]["NwpCandidate"][];
@@ -717,6 +717,11 @@ export interface components {
             coverageGaps: string[];
             /** @description Sources behind the answer, each a label and a URL. */
             provenance: components["schemas"]["NwpProvenance"][];
+            /**
+             * @description Overall confidence of the determination: verified only when every fact the answer states is verified (every reason, PCN trigger, the PCN review period, and the district and state records of its layers); otherwise unverified. An unverified answer must be shown as Unverified, never as fact.
+             * @enum {string}
+             */
+            confidence: "verified" | "unverified";
         };
         NwpCandidate: {
             /** @description The nationwide permit number. */

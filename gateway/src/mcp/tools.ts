@@ -2,6 +2,7 @@
 // route for the same capability (named by "METHOD /path" in the route table). Inputs, outputs,
 // keys, tiers, metering and errors are the route's; this file adds only what a model reads:
 // names, descriptions and the short text summary of a result.
+import { count } from "@permits/common/words";
 import type { HttpMethod } from "../http/route-table.js";
 
 export interface ToolDef {
@@ -38,7 +39,7 @@ export const TOOLS: ToolDef[] = [
     description: `Decides which US stormwater (NPDES) permit governs a construction or industrial site and whether coverage is required, with the permitting authority, the eligibility screens and every requirement with its permit citation. ${SITE_HINT} ${NEVER_DOC1} ${HONESTY} ${KEY_DOC1}`,
     summarize: (b) => {
       const d = data(b);
-      return `Coverage: ${d.coverage ?? "unknown"}. ${d.coverageReason ?? ""} ${permitLine(d.permit)}`.trim();
+      return `Coverage: ${d.coverage ?? "unknown"} (${confidenceWord(d.confidence)}). ${d.coverageReason ?? ""} ${permitLine(d.permit)}`.trim();
     },
   },
   {
@@ -48,7 +49,7 @@ export const TOOLS: ToolDef[] = [
     description: `Same engine and inputs as determine_stormwater_permit, projected to the requirements of the governing permit (each with its citation), the coverage verdict, screens and notices. ${SITE_HINT} ${NEVER_DOC1} ${HONESTY} ${KEY_DOC1}`,
     summarize: (b) => {
       const d = data(b);
-      return `Coverage: ${d.coverage ?? "unknown"}. ${permitLine(d.permit)} ${d.requirementCount ?? 0} requirement(s) listed${d.requirementCount === 0 ? " (an empty list does not mean nothing is required; read the notices)" : ""}.`;
+      return `Coverage: ${d.coverage ?? "unknown"} (${confidenceWord(d.confidence)}). ${permitLine(d.permit)} ${count(d.requirementCount ?? 0, "requirement", "requirements")} listed${d.requirementCount === 0 ? " (an empty list does not mean nothing is required; read the notices)" : ""}.`;
     },
   },
   {
@@ -85,7 +86,7 @@ export const TOOLS: ToolDef[] = [
     description: `Screens one wetland or waterway impact against the 2026 Section 404 nationwide permits (NWPs) mapped to its activity: a verdict (nwp-likely, nwp-with-pcn, individual-permit-likely, insufficient-data), each candidate permit with reasons and citations, pre-construction notification (PCN) triggers (pcn.required null means the PCN requirement is unknown: plan for one, never read it as "no PCN"), the Corps district and state Section 401 layers, and the coverage gaps it did not screen. ${PROJECT_HINT} ${NEVER_DOC2} ${HONESTY} ${KEY_DOC2}`,
     summarize: (b) => {
       const d = data(b);
-      return `Verdict: ${d.verdict ?? "unknown"}. ${d.headline ?? ""}${Array.isArray(d.coverageGaps) && d.coverageGaps.length ? ` ${d.coverageGaps.length} coverage gap(s) listed: read them before relying on the verdict.` : ""}`.trim();
+      return `Verdict: ${d.verdict ?? "unknown"} (${confidenceWord(d.confidence)}). ${d.headline ?? ""}${Array.isArray(d.coverageGaps) && d.coverageGaps.length ? ` ${count(d.coverageGaps.length, "coverage gap", "coverage gaps")} listed: read ${d.coverageGaps.length === 1 ? "it" : "them"} before relying on the verdict.` : ""}`.trim();
     },
   },
   {
@@ -97,7 +98,7 @@ export const TOOLS: ToolDef[] = [
       const m = (b.meta ?? {}) as Json;
       const items = Array.isArray(b.data) ? (b.data as Json[]) : [];
       const verdicts = items.map((i) => (i.ok ? `#${i.index}: ${i.determination?.verdict ?? "?"}` : `#${i.index}: ${i.error?.code ?? "error"}`));
-      return `${m.count ?? items.length} project(s): ${m.succeeded ?? "?"} decided, ${m.failed ?? "?"} refused. ${verdicts.join("; ")}`.trim();
+      return `${count(Number(m.count ?? items.length), "project", "projects")}: ${m.succeeded ?? "?"} decided, ${m.failed ?? "?"} refused. ${verdicts.join("; ")}`.trim();
     },
   },
   {
@@ -181,6 +182,11 @@ export const TOOLS: ToolDef[] = [
     },
   },
 ];
+
+/** The answer's overall confidence, as a model should repeat it. */
+function confidenceWord(c: unknown): string {
+  return c === "verified" ? "verified" : "unverified: show it as Unverified, never as fact";
+}
 
 function permitLine(permit: unknown): string {
   if (!permit || typeof permit !== "object") return "No governing permit identified.";

@@ -1,8 +1,9 @@
-// What a fact rests on, and the rule of caution that follows from it. Shared by both engines so
-// the rule is written once: a fact on any basis may make an answer more cautious; only a fact
-// read in the official text, an agency form, or a prior edition with a source saying the current
-// edition did not change it may relax one (no PCN, a longer deadline, a higher limit, no requirement).
+// What a fact rests on, in the words both surfaces use. The rule of caution that follows from it
+// is in caution.ts.
 import { Basis } from "@permits/proto/common/v1/common";
+import { namesOfficialSource, type Grounded } from "./caution.js";
+
+export type { Grounded } from "./caution.js";
 
 export type BasisWord = "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
 
@@ -20,17 +21,6 @@ export function basisOf(b: BasisWord): Basis {
   return BASIS[b];
 }
 
-/** The fields of a fact that the rule of caution reads. */
-export interface Grounded {
-  basis: BasisWord;
-  unchangedBy?: string;
-}
-
-/** May this fact relax an answer? */
-export function mayRelax(f: Grounded): boolean {
-  return f.basis === "official-text" || f.basis === "agency-form" || (f.basis === "prior-edition" && f.unchangedBy !== undefined);
-}
-
 /** Only a read official text or agency form may be verified. */
 export function mayBeVerified(b: BasisWord): boolean {
   return b === "official-text" || b === "agency-form";
@@ -44,7 +34,7 @@ export function basisPhrase(f: Grounded & { edition?: string }): string {
     case "agency-form":
       return "read in an official agency form";
     case "prior-edition":
-      return `read in an earlier edition${f.edition ? ` (${f.edition})` : ""}${f.unchangedBy ? ", with a source saying the current edition did not change it" : ""}`;
+      return `read in an earlier edition${f.edition ? ` (${f.edition})` : ""}${namesOfficialSource(f.unchangedBy) ? ", with an official source saying the current edition did not change it" : ""}`;
     case "secondary":
       return "stated only by a third party";
     case "unsourced":

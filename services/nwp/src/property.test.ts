@@ -58,7 +58,7 @@ describe("property: engine", () => {
         expect(d.districtLayer.conditionsCompiled).toBe(false);
         for (const c of d.candidates) {
           const codes = c.reasons.map((r: { code: string }) => r.code);
-          if (c.eligible === null) expect(codes.some((x: string) => /not-held|not-given|unsourced/.test(x))).toBe(true);
+          if (c.eligible === null) expect(codes.some((x: string) => /not-held|not-given|unsourced|not-confirmed/.test(x))).toBe(true);
           if (c.eligible === false) expect(codes.some((x: string) => x.endsWith("exceeds-limit"))).toBe(true);
         }
         expect(urlsIn(d).filter((u) => !isGovUrl(u))).toEqual([]);

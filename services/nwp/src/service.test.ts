@@ -9,9 +9,9 @@ import {
   GetStateCertificationRequestSchema, ListActivitiesRequestSchema, ListDistrictsRequestSchema, ListPermitsRequestSchema, Verdict,
 } from "@permits/proto/nwp/v1/nwp";
 import { createNwpService } from "./service.js";
-import { isGovUrl, project, realDataset, urlsIn } from "./test-support.js";
+import { isGovUrl, project, readLimitsDataset, urlsIn } from "./test-support.js";
 
-const ds = realDataset();
+const ds = readLimitsDataset(12, 29); // eligible paths need limits that may relax
 const svc = createNwpService(ds, () => TODAY);
 const ctx = {} as never; // the handlers do not use the context
 
@@ -31,7 +31,9 @@ describe("determine", () => {
     const res = await svc.determine(create(DetermineRequestSchema, { project: { ...project({ state: "tx" }) } }), ctx);
     expect(res.determination?.verdict).toBe(Verdict.NWP_WITH_PCN);
     expect(res.determination?.candidates[0]).toMatchObject({ number: 29, eligible: true });
-    expect(res.determination?.candidates[0].reasons[0].confidence).toBe(Confidence.UNVERIFIED);
+    expect(res.determination?.candidates[0].reasons[0].confidence).toBe(Confidence.VERIFIED);
+    // NWP 29's PCN term and the PCN review period are unverified: so is the answer as a whole.
+    expect(res.determination?.confidence).toBe(Confidence.UNVERIFIED);
     expect(res.input?.state).toBe("TX");
     expect(res.ruleset).toMatchObject({ id: "nwp-2026", federalRegisterCitation: "91 FR 768", effectiveDate: "2026-03-15", expiryDate: "2031-03-15" });
   });

@@ -37,6 +37,7 @@ export function toDeterminationInit(d: DeterminationOut, parts = true): Determin
   return {
     verdict: VERDICT[d.verdict],
     headline: d.headline,
+    confidence: CONFIDENCE[d.confidence],
     candidates: d.candidates.map((c) => ({
       number: c.number,
       title: c.title,

@@ -7,9 +7,9 @@ import { DetermineBatchRequestSchema, DetermineBatchResponseSchema, DetermineReq
 import { createNwpService } from "./service.js";
 import type { PcnTriggerOut } from "./engine/index.js";
 import { SharedLists } from "./shared-lists.js";
-import { project, realDataset, TODAY } from "./test-support.js";
+import { project, readLimitsDataset, TODAY } from "./test-support.js";
 
-const svc = createNwpService(realDataset(), () => TODAY);
+const svc = createNwpService(readLimitsDataset(), () => TODAY); // eligible paths need limits that may relax
 const ctx = {} as never; // the handlers do not use the context
 const batch = (projects: Record<string, unknown>[], shareLists = true) => create(DetermineBatchRequestSchema, { projects: projects.map((p, index) => ({ index, project: p })), shareLists });
 const determineBatch = (projects: Record<string, unknown>[], shareLists = true) => svc.determineBatch(batch(projects, shareLists), ctx) as DetermineBatchResponse;

@@ -1,4 +1,5 @@
 // Helpers shared by the colocated tests (not imported by production code).
+import { deepFreeze } from "@permits/common/freeze";
 import { loadDataset } from "./dataset.js";
 import { compileDataset, type Dataset, type RawDataset } from "./engine/index.js";
 
@@ -31,7 +32,21 @@ export const realDataset = (): Dataset => loadDataset();
 export function fixtureDataset(edit: (raw: RawDataset) => void): Dataset {
   const raw = structuredClone(loadDataset().raw);
   edit(raw);
-  return compileDataset(raw);
+  return deepFreeze(compileDataset(raw)); // frozen like a loaded dataset
+}
+
+/**
+ * The real data with every acreage limit (or those of the given NWPs) read in the official text:
+ * today's data admits no project (no limit rests on a text that may relax), so the paths of an
+ * eligible candidate are exercised on this copy.
+ */
+export function readLimitsDataset(...numbers: number[]): Dataset {
+  return fixtureDataset((raw) => {
+    for (const p of raw.permits) {
+      if (numbers.length > 0 && !numbers.includes(p.number)) continue;
+      p.acreageLimits = p.acreageLimits.map((l) => ({ ...l, basis: "official-text", confidence: "verified", quote: "Fixture quote." }));
+    }
+  });
 }
 
 export const project = (over: Record<string, unknown> = {}) => ({

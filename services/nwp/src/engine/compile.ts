@@ -4,15 +4,18 @@ import type {
   RawActivity, RawDataset, RawDistrict, RawLimit, RawPermit, RawRuleset, RawStateCertification, ResourceType,
 } from "./types.js";
 import { RESOURCE_TYPES } from "./types.js";
-import { basisPhrase, mayRelax } from "@permits/common/basis";
+import { basisPhrase } from "@permits/common/basis";
+import { mayRelax } from "@permits/common/caution";
+import { gapTexts, pcnAssumed } from "./texts.js";
 
 export interface CompiledPermit {
   raw: RawPermit;
   number: number;
   title: string;
   label: string; // "NWP 29 (Residential Developments)"
-  acreageByType: Record<ResourceType, RawLimit | undefined>;
-  linearByType: Record<ResourceType, RawLimit | undefined>;
+  /** Every held limit that applies to each resource type (empty: not held). */
+  acreageByType: Record<ResourceType, RawLimit[]>;
+  linearByType: Record<ResourceType, RawLimit[]>;
   /** Gap text when no acreage limit is held for a resource type (undefined when one is held). */
   acreageGapByType: Record<ResourceType, string | undefined>;
   /**
@@ -23,6 +26,10 @@ export interface CompiledPermit {
   noPcnUnknownBecause: string | undefined;
   /** Gap texts for an "always" PCN condition when the candidate could not be assessed. */
   alwaysPcnGaps: string[];
+  /** The trigger text of its "always" PCN condition (undefined without one). */
+  alwaysPcnThreshold: string | undefined;
+  /** Its "always" PCN condition rests on no source read: a PCN is treated as required (see pcnAssumed). */
+  pcnAssumed: boolean;
   unscreenedPcnGaps: string[];
   suspendedStates: Set<string>;
   suspendedGap?: string;
@@ -67,9 +74,9 @@ export interface Dataset {
 
 export const CERTIFIER_NOT_HELD = "Not held in this dataset";
 
-function byType(limits: RawLimit[]): Record<ResourceType, RawLimit | undefined> {
-  const out = {} as Record<ResourceType, RawLimit | undefined>;
-  for (const t of RESOURCE_TYPES) out[t] = limits.find((l) => l.appliesTo.includes(t));
+function byType(limits: RawLimit[]): Record<ResourceType, RawLimit[]> {
+  const out = {} as Record<ResourceType, RawLimit[]>;
+  for (const t of RESOURCE_TYPES) out[t] = limits.filter((l) => l.appliesTo.includes(t));
   return out;
 }
 
@@ -78,12 +85,14 @@ function compilePermit(p: RawPermit): CompiledPermit {
   const acreageByType = byType(p.acreageLimits);
   const acreageGapByType = {} as Record<ResourceType, string | undefined>;
   for (const t of RESOURCE_TYPES) {
-    if (acreageByType[t]) continue;
+    if (acreageByType[t].length > 0) continue;
     acreageGapByType[t] = p.acreageLimits.length === 0
-      ? `No acreage limit for ${label} is held, so its eligibility is not assessed (eligible is null); read the permit text in 91 FR 768.`
+      ? `No acreage limit for ${label} is held, so its eligibility is not assessed; read the permit text in 91 FR 768 or confirm with the Corps district.`
       : `The acreage limit held for ${label} applies to ${p.acreageLimits.flatMap((l) => l.appliesTo).join(", ")} waters only; no limit for ${t} is held, so its eligibility is not assessed.`;
   }
   const always = p.pcnConditions.filter((c) => c.kind === "always");
+  // An "always" term no source states is still acted on (cautious), in words that say so.
+  const assumed = always.length > 0 && always.every((c) => c.basis === "unsourced");
   return {
     raw: p,
     number: p.number,
@@ -93,7 +102,9 @@ function compilePermit(p: RawPermit): CompiledPermit {
     linearByType: byType(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []),
     acreageGapByType,
     noPcnUnknownBecause: noPcnUnknownBecause(p),
-    alwaysPcnGaps: always.map((c) => `If ${label} applies: ${c.description}`),
+    alwaysPcnGaps: assumed ? [gapTexts.pcnAssumedIfApplies(p.number)] : always.map((c) => gapTexts.alwaysIfApplies(label, c.description)),
+    alwaysPcnThreshold: always.length === 0 ? undefined : assumed ? pcnAssumed(p.number) : `always: ${always.map((c) => c.description).join("; ")}`,
+    pcnAssumed: assumed,
     unscreenedPcnGaps: p.unscreenedPcnTriggers.map((t) => `${label}: ${t} The request does not carry these facts, so they were not screened.`),
     suspendedStates: new Set(p.suspendedIn?.states ?? []),
     suspendedGap: p.suspendedIn ? `${p.suspendedIn.description} (${p.suspendedIn.confidence})` : undefined,

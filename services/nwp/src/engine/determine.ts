@@ -2,25 +2,20 @@
 // Pure and deterministic: the same input always gives the same output, in the same order.
 import type { CompiledActivity, CompiledDistrict, CompiledState, Dataset } from "./compile.js";
 import { evaluateCandidate, pcnTriggers, type Evaluation } from "./evaluate.js";
-import { acres, feet, fmt, nwpList } from "./format.js";
-import type { DeterminationOut, NormalizedInput, PcnTriggerOut, RawLimit, VerdictId } from "./types.js";
-import { basisPhrase, mayRelax } from "@permits/common/basis";
+import { acres, feet, nwpList } from "./format.js";
+import type { Confidence, DeterminationOut, NormalizedInput, PcnTriggerOut, RawLimit, VerdictId } from "./types.js";
+import { allVerified, relaxedOnlyOn } from "@permits/common/caution";
+import { agree } from "@permits/common/words";
+import { capital, gapTexts, headlineTexts, pcnAssumed } from "./texts.js";
 import { longDate } from "@permits/common/dates";
 
 // The rule of caution: "nwp-likely" tells the caller no PCN is needed, so it needs pcn.required
-// false, which only terms read in a text that may relax can give. An unknown PCN requirement
-// takes the most cautious verdict the facts support: the NWP with a PCN.
+// false, which only terms that may relax can give (see noPcnUnknownBecause in compile.ts). An
+// unknown PCN requirement takes the most cautious verdict the facts support: the NWP with a PCN.
 function verdictOf(evals: Evaluation[], pcnRequired: boolean | null): VerdictId {
   if (evals.some((e) => e.candidate.eligible === true)) return pcnRequired === false ? "nwp-likely" : "nwp-with-pcn";
   if (evals.some((e) => e.candidate.eligible === false)) return "individual-permit-likely";
   return "insufficient-data";
-}
-
-/** Why "no PCN" cannot be said for an eligible candidate, or undefined when it can. */
-function pcnUnknownBecause(p: CompiledActivity["permits"][number], e: Evaluation): string | undefined {
-  if (p.noPcnUnknownBecause) return p.noPcnUnknownBecause;
-  const weak = e.limitsUsed.find((l) => !mayRelax(l));
-  return weak ? `the limit it fits (${weak.display}) is ${basisPhrase(weak)}` : undefined;
 }
 
 function limitWords(limits: RawLimit[]): string {
@@ -28,41 +23,89 @@ function limitWords(limits: RawLimit[]): string {
   return unverified ? "unverified" : "verified";
 }
 
-function headline(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, triggers: PcnTriggerOut[], reviewDays: number, unknownPcn: string[]): string {
+/** What the PCN screen found for the eligible candidates. */
+interface PcnFindings {
+  triggers: PcnTriggerOut[];
+  /** Candidates (by number) whose only trigger is a PCN treated as required (terms not read). */
+  assumed: number[];
+  /** "NWP 12: why" for eligible candidates with no trigger whose "no PCN" cannot be said. */
+  unknown: string[];
+}
+
+function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, pcn: PcnFindings, reviewDays: number): string {
   const loss = acres(input.permanentImpactAcres);
   const ok = evals.filter((e) => e.candidate.eligible === true);
   if (verdict === "nwp-likely" || verdict === "nwp-with-pcn") {
     const nums = ok.map((e) => e.candidate.number);
     const limits = ok.flatMap((e) => e.limitsUsed);
-    const lims = ok.length === 1 ? `its ${limits.map((l) => l.display.replace(" ", "-")).join(" and ")} ${limits.length === 1 ? "limit" : "limits"}` : "their held limits";
-    const basis = limitWords(limits);
+    const lims = ok.length === 1 ? `its ${limits.map((l) => l.display.replace(" ", "-")).join(" and ")} ${agree(limits.length, "limit", "limits")}` : "their held limits";
+    const fits = `${loss} of permanent loss is within ${lims} (${limitWords(limits)})`;
+    const applies = `${nwpList(nums)} likely ${agree(nums.length, "applies", "apply")}`;
     if (verdict === "nwp-likely") {
-      return `${nwpList(nums)} likely ${nums.length === 1 ? "applies" : "apply"}: ${loss} of permanent loss is within ${lims} (${basis}), and no held PCN threshold is crossed, though PCN terms, regional conditions and Section 401 certification are not fully screened.`;
+      return `${applies}: ${fits}, and no held PCN threshold is crossed, though PCN terms, regional conditions and Section 401 certification are not fully screened.`;
     }
-    if (triggers.length === 0) {
-      return `${nwpList(nums)} likely ${nums.length === 1 ? "applies" : "apply"}, but whether a pre-construction notification is required is unknown (${unknownPcn.join("; ")}), so plan for one (${reviewDays}-day review): ${loss} of permanent loss is within ${lims} (${basis}).`;
+    if (pcn.triggers.length === 0) {
+      return `${applies}, but whether a pre-construction notification is required is unknown (${pcn.unknown.join("; ")}), so plan for one (${reviewDays}-day review): ${fits}.`;
     }
-    const trigWord = triggers.some((t) => t.confidence !== "verified") ? "unverified" : "verified";
-    return `${nwpList(nums)} likely ${nums.length === 1 ? "applies" : "apply"} with a pre-construction notification (${reviewDays}-day review): ${loss} of permanent loss is within ${lims} (${basis}) and a PCN trigger applies (${trigWord}).`;
+    const read = pcn.triggers.filter((t) => !pcn.assumed.includes(t.permitNumber));
+    const trigWord = read.some((t) => t.confidence !== "verified") ? "unverified" : "verified";
+    const readPart = read.length > 0 ? ` and a PCN trigger applies (${trigWord})` : "";
+    const assumedPart = pcn.assumed.map((n) => `; ${pcnAssumed(n)}`).join("");
+    return `${applies} with a pre-construction notification (${reviewDays}-day review): ${fits}${readPart}${assumedPart}.`;
   }
   if (verdict === "individual-permit-likely") {
     const over = evals.filter((e) => e.candidate.eligible === false);
     const ex = over.flatMap((e) => e.exceeded);
     const what = over.map((e) => `NWP ${e.candidate.number}: ${e.exceeded.map((l) => l.display).join(", ")}`).join("; ");
     const lf = input.streamBedLinearFeet !== undefined && ex.some((l) => l.unit === "linear feet") ? ` or ${feet(input.streamBedLinearFeet)} of stream-bed loss` : "";
-    return `An individual permit is likely: ${loss} of permanent loss${lf} exceeds the held limit of every assessable candidate (${what}), and these limits are ${limitWords(ex)}.`;
+    return `An individual permit is likely: ${loss} of permanent loss${lf} exceeds the held limit of every assessable candidate (${what}), and ${agree(ex.length, "this limit is", "these limits are")} ${limitWords(ex)}.`;
   }
-  const nums = evals.map((e) => e.candidate.number);
-  return `Insufficient data: no candidate permit (${nwpList(nums)}) could be assessed for ${loss} of permanent loss in ${input.aquaticResourceType} waters, because no limit is held for it or the data it needs is missing.`;
+  return headlineTexts.insufficient(evals.map((e) => e.candidate.number), loss, input.aquaticResourceType, whyUnassessed(evals));
 }
 
-/** `unknownWhy[i]`: why candidate i's PCN requirement is unknown (eligible candidates only). */
-function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict, state: CompiledState, activity: CompiledActivity, evals: Evaluation[], unknownWhy: (string | undefined)[]): string[] {
+/** Why each candidate could not be assessed, grouped: limits not confirmed, limits not held, stream-bed loss. */
+function whyUnassessed(evals: Evaluation[]): { unconfirmed: number[]; notHeld: number[]; streamBed: number[] } {
+  const out = { unconfirmed: [] as number[], notHeld: [] as number[], streamBed: [] as number[] };
+  for (const e of evals) {
+    const codes = e.candidate.reasons.map((r) => r.code);
+    if (codes.some((c) => c === "limit-unsourced" || c === "limit-not-confirmed")) out.unconfirmed.push(e.candidate.number);
+    if (codes.some((c) => c.endsWith("limit-not-held") && !c.startsWith("linear"))) out.notHeld.push(e.candidate.number);
+    if (codes.some((c) => c.startsWith("linear-feet") && !c.endsWith("within-limit"))) out.streamBed.push(e.candidate.number);
+  }
+  return out;
+}
+
+/** Every fact a "no PCN" answer rests on: each eligible candidate's notification terms and the limits it fits. */
+function noPcnFacts(activity: CompiledActivity, evals: Evaluation[]) {
+  return activity.permits.flatMap((p, i) => (evals[i].candidate.eligible === true ? [p.raw.notification, ...p.raw.pcnConditions, ...evals[i].limitsUsed] : []));
+}
+
+/** The facts that change what the user must do, for the headline: a district outside the state, 401 denials, suspensions. */
+function decisiveFacts(state: CompiledState, district: CompiledDistrict, activity: CompiledActivity, evals: Evaluation[], input: NormalizedInput): string[] {
+  const out: string[] = [];
+  if (district.states.size > 0 && !district.states.has(input.state)) out.push(headlineTexts.districtNotServing(district.label, state.raw.name));
+  const open = activity.permits.filter((_, i) => evals[i].candidate.eligible !== false);
+  const dec = state.raw.decisions;
+  if (dec && state.certified) {
+    const denied = open.filter((p) => !state.certified!.has(p.number)).map((p) => p.number);
+    if (denied.length > 0) out.push(headlineTexts.denied(state.raw.name, dec.final ? "final" : "proposed", dec.cycle, denied));
+  }
+  for (const p of open) if (p.suspendedGap && p.suspendedStates.has(input.state)) out.push(p.suspendedGap);
+  return out;
+}
+
+/** The headline: the verdict, then each decisive fact. */
+function headline(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, pcn: PcnFindings, reviewDays: number, decisive: string[]): string {
+  return [verdictSentence(verdict, evals, input, pcn, reviewDays), ...decisive].join(" ");
+}
+
+/** `unknownWhy[i]`: why candidate i's PCN requirement is unknown (eligible candidates without a trigger only). */
+function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict, state: CompiledState, activity: CompiledActivity, evals: Evaluation[], unknownWhy: (string | undefined)[], assumed: number[]): string[] {
   const gaps: string[] = [ds.fixedGaps.jurisdiction, ...district.gaps, ...state.gaps];
   if (district.states.size === 0) {
-    gaps.push(`The states served by the ${district.label} are not held, so whether it serves ${state.raw.name} was not checked.`);
+    gaps.push(gapTexts.districtStatesNotHeld(district.label, state.raw.name));
   } else if (!district.states.has(input.state)) {
-    gaps.push(`The ${district.label} is not recorded in this dataset as serving ${state.raw.name} (${input.state}); recorded: ${[...district.states].join(", ")}. Confirm which district handles the site.`);
+    gaps.push(gapTexts.districtNotServing(district.label, state.raw.name, input.state, [...district.states]));
   }
   if (state.raw.handlingOffice) gaps.push(`${state.raw.handlingOffice.text} (${state.raw.handlingOffice.sourceUrl})`);
 
@@ -73,7 +116,8 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     const limitGap = p.acreageGapByType[t];
     if (limitGap) gaps.push(limitGap);
     const unknown = unknownWhy[i];
-    if (unknown) gaps.push(`The PCN requirement for ${p.label} is unknown: ${unknown}. It is never read as "no PCN"; confirm with the district.`);
+    if (unknown) gaps.push(gapTexts.pcnUnknown(p.label, unknown));
+    if (eligible === true && assumed.includes(p.number)) gaps.push(`${capital(pcnAssumed(p.number))}.`);
     if (eligible !== true) gaps.push(...p.alwaysPcnGaps);
     if (eligible !== false) gaps.push(...p.unscreenedPcnGaps);
     if (p.suspendedGap && p.suspendedStates.has(input.state)) gaps.push(p.suspendedGap);
@@ -86,14 +130,10 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     }
   }
   if (input.streamBedLinearFeet !== undefined) {
-    const none = activity.permits.filter((p) => !p.linearByType[t]).map((p) => p.number);
-    if (none.length > 0) {
-      gaps.push(`No stream-bed linear-foot limit is held for ${nwpList(none)}, so the ${feet(input.streamBedLinearFeet)} given were not compared (the 300-linear-foot limit of the 2017 text was removed from 10 NWPs in 2021 per secondary sources; regional conditions may set one).`);
-    }
+    const none = activity.permits.filter((p) => p.linearByType[t].length === 0 && !p.raw.noStreamBedLinearFeetLimit).map((p) => p.number);
+    if (none.length > 0) gaps.push(gapTexts.linearNotHeld(none, feet(input.streamBedLinearFeet)));
   }
-  if (input.temporaryImpactAcres !== undefined) {
-    gaps.push(`Temporary impacts (${acres(input.temporaryImpactAcres)}) are not screened against any limit; only permanent loss is compared.`);
-  }
+  if (input.temporaryImpactAcres !== undefined) gaps.push(gapTexts.temporary(input.temporaryImpactAcres));
   gaps.push(ds.fixedGaps.generalConditions);
   return gaps;
 }
@@ -118,6 +158,16 @@ function provenanceFor(ds: Dataset, district: CompiledDistrict, state: CompiledS
 }
 
 /**
+ * The answer's overall confidence: verified only when every fact it states is (its reasons, PCN
+ * triggers and review period, and the district and state records its layers come from).
+ */
+function answerConfidence(ds: Dataset, district: CompiledDistrict, state: CompiledState, evals: Evaluation[], triggers: PcnTriggerOut[]): Confidence {
+  const s = state.raw;
+  const parts = [evals.map((e) => e.candidate.reasons), triggers, ds.ruleset.pcnReview, { confidence: district.raw.confidence }, { confidence: s.confidence }, s.decisions, s.handlingOffice];
+  return allVerified(parts) ? "verified" : "unverified";
+}
+
+/**
  * Decides a validated input on the evaluation date `today` (yyyy-mm-dd, the service clock's date).
  * Identifiers must already be known (see validateProject).
  */
@@ -126,24 +176,30 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
   const state = ds.statesByCode.get(input.state)!;
   const activity = ds.activitiesById.get(input.activity)!;
   const evals = activity.permits.map((p) => evaluateCandidate(p, input, ds.ruleset.sourceUrl));
-  const triggers: PcnTriggerOut[] = [];
-  const unknownPcn: string[] = [];
+  const pcn: PcnFindings = { triggers: [], assumed: [], unknown: [] };
   const unknownWhy: (string | undefined)[] = new Array(evals.length);
   let anyEligible = false;
   for (let i = 0; i < evals.length; i++) {
     if (evals[i].candidate.eligible !== true) continue;
     anyEligible = true;
-    triggers.push(...pcnTriggers(activity.permits[i], input));
-    const why = (unknownWhy[i] = pcnUnknownBecause(activity.permits[i], evals[i]));
-    if (why) unknownPcn.push(`NWP ${activity.permits[i].number}: ${why}`);
+    const p = activity.permits[i];
+    const own = pcnTriggers(p, input);
+    pcn.triggers.push(...own);
+    if (own.length > 0) {
+      // A trigger on any basis requires a PCN (cautious); one that rests on no source read says so.
+      if (p.pcnAssumed && own.every((t) => t.basis === "unsourced" && t.inputValue === `any NWP ${p.number} activity`)) pcn.assumed.push(p.number);
+    } else if ((unknownWhy[i] = p.noPcnUnknownBecause)) {
+      pcn.unknown.push(`NWP ${p.number}: ${unknownWhy[i]}`);
+    }
   }
-  // true on any trigger (any basis: cautious); false only where every eligible candidate's terms
-  // may relax; null otherwise, and where no candidate is eligible (no NWP path to notify on).
-  const pcnRequired = triggers.length > 0 ? true : anyEligible && unknownPcn.length === 0 ? false : null;
+  // true on any trigger; false only where every eligible candidate's terms may relax (no
+  // unknown); null otherwise, and where no candidate is eligible (no NWP path to notify on).
+  const pcnRequired = pcn.triggers.length > 0 ? true : !anyEligible || pcn.unknown.length > 0 ? null : relaxedOnlyOn(noPcnFacts(activity, evals), false, null);
   const reviewDays = ds.ruleset.pcnReview.reviewDays;
   const r = ds.ruleset;
   const lapsed = today > r.expiryDate && r.successorId === null;
-  const gaps = gapsFor(ds, input, district, state, activity, evals, unknownWhy);
+  const gaps = gapsFor(ds, input, district, state, activity, evals, unknownWhy, pcn.assumed);
+  const confidence = answerConfidence(ds, district, state, evals, pcn.triggers);
   const late = input.startDate === undefined && input.endDate === undefined
     ? []
     : ([["startDate", input.startDate], ["endDate", input.endDate]] as const).filter(([, v]) => v !== undefined && v > r.expiryDate);
@@ -155,6 +211,7 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
     return {
       verdict: "insufficient-data",
       headline: `Insufficient data: the ${r.name} (${r.federalRegisterCitation}) expired on ${longDate(r.expiryDate)} and no successor ruleset is held by this service, so the project is not screened against them; confirm with the district which permits now apply.`,
+      confidence,
       candidates: evals.map((e) => e.candidate),
       pcn: { required: null, reviewDays, triggers: [] },
       districtLayer: district.layer,
@@ -166,9 +223,10 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
   const verdict = verdictOf(evals, pcnRequired);
   return {
     verdict,
-    headline: headline(verdict, evals, input, triggers, reviewDays, unknownPcn),
+    headline: headline(verdict, evals, input, pcn, reviewDays, decisiveFacts(state, district, activity, evals, input)),
+    confidence,
     candidates: evals.map((e) => e.candidate),
-    pcn: { required: pcnRequired, reviewDays, triggers },
+    pcn: { required: pcnRequired, reviewDays, triggers: pcn.triggers },
     districtLayer: district.layer,
     stateLayer: state.layer,
     coverageGaps: gaps,

@@ -11,33 +11,34 @@ const run = (over: Record<string, unknown>) => determine(ds, project(over), TODA
 describe("verdict table (real 2026 dataset)", () => {
   it.each([
     // activity, resource, acres, verdict, eligible per candidate
-    ["residential-development", "wetland", 0.3, "nwp-with-pcn", [true]],
-    ["residential-development", "wetland", 0.5, "nwp-with-pcn", [true]], // at the limit is within
+    // Every held limit rests on a basis that may not relax (secondary, prior edition, unsourced):
+    // it can exclude a project above it, never admit one below it (the rule of caution).
+    ["residential-development", "wetland", 0.3, "insufficient-data", [null]],
+    ["residential-development", "wetland", 0.5, "insufficient-data", [null]], // at the limit is within, and within admits nothing here
     ["residential-development", "wetland", 0.51, "individual-permit-likely", [false]],
     ["residential-development", "tidal", 0.1, "insufficient-data", [null]], // held limit is non-tidal only
-    ["road-crossing", "tidal", 0.3, "nwp-with-pcn", [true]], // 0.3 <= 1/3 acre tidal
+    ["road-crossing", "tidal", 0.3, "insufficient-data", [null]], // 0.3 <= 1/3 acre tidal, a 2017 limit
     ["road-crossing", "tidal", 0.34, "individual-permit-likely", [false]],
-    ["road-crossing", "stream", 0.45, "nwp-with-pcn", [true]], // non-tidal limit 1/2 acre
-    ["utility-line", "wetland", 0.3, "nwp-with-pcn", [true, true]],
+    ["road-crossing", "stream", 0.45, "insufficient-data", [null]],
+    ["utility-line", "wetland", 0.3, "insufficient-data", [null, null]], // a third party's 1/2 acre
     ["utility-line", "open-water", 0.75, "individual-permit-likely", [false, false]],
-    ["oil-gas-pipeline", "wetland", 0.2, "nwp-with-pcn", [true]],
-    ["oil-gas-pipeline", "wetland", 0.1, "nwp-with-pcn", [true]], // below the 1/10-acre trigger, but its terms are secondary: PCN unknown, never "no PCN"
+    ["oil-gas-pipeline", "wetland", 0.2, "insufficient-data", [null]],
     ["oil-gas-pipeline", "wetland", 0.6, "individual-permit-likely", [false]],
     ["mining", "wetland", 0.2, "insufficient-data", [null, null, null, null]],
     ["aquatic-restoration", "stream", 0, "insufficient-data", [null, null, null]],
-    ["commercial-development", "wetland", 0.25, "nwp-with-pcn", [true]],
+    ["commercial-development", "wetland", 0.25, "insufficient-data", [null]],
   ] as const)("%s / %s / %d acres -> %s", (activity, aquaticResourceType, acres, verdict, eligible) => {
     const d = run({ activity, aquaticResourceType, permanentImpactAcres: acres });
     expect(d.verdict).toBe(verdict);
     expect(d.candidates.map((c) => c.eligible)).toEqual(eligible);
   });
 
-  it("eligible true carries acreage-within-limit with the numbers compared, source and confidence", () => {
+  it("within a limit that may not relax: eligible null, limit-not-confirmed with the numbers compared, source and confidence", () => {
     const [c] = run({ permanentImpactAcres: 0.3 }).candidates;
-    expect(c).toMatchObject({ number: 29, title: "Residential Developments", eligible: true });
-    expect(c.reasons[0]).toMatchObject({ code: "acreage-within-limit", confidence: "unverified" });
-    expect(c.reasons[0].derivation).toMatch(/^0\.3 <= 0\.5 acres/);
-    expect(c.reasons[0].sourceUrl).toMatch(/^https:\/\//);
+    expect(c).toMatchObject({ number: 29, title: "Residential Developments", eligible: null });
+    expect(c.reasons[0]).toMatchObject({ code: "limit-not-confirmed", confidence: "unverified", basis: "prior-edition" });
+    expect(c.reasons[0].derivation).toMatch(/^0\.3 <= 0\.5 acres \(1\/2 acre, prior-edition\)/);
+    expect(c.reasons[0].message).toBe("0.3 acres of permanent loss is within the 1/2 acre limit of NWP 29 read in an earlier edition (2017 NWPs (Fort Worth District NWP 29 PCN form)), which is not the 2026 permit text, so eligibility is not assessed; confirm with the Corps district.");
   });
 
   it("eligible false carries acreage-exceeds-limit", () => {
@@ -61,26 +62,18 @@ describe("verdict table (real 2026 dataset)", () => {
     expect(d.candidates[0].reasons[0].code).toBe("resource-type-limit-not-held");
   });
 
-  it("PCN trigger names the permit, threshold, input value and source", () => {
-    const d = run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.2 });
-    expect(d.pcn).toMatchObject({ required: true, reviewDays: 45 });
-    expect(d.pcn.triggers).toHaveLength(1);
-    expect(d.pcn.triggers[0]).toMatchObject({ permitNumber: 12, inputValue: "0.2 acres", confidence: "unverified" });
-    expect(d.pcn.triggers[0].threshold).toMatch(/^permanent loss above 0\.1 acres/);
-    expect(d.headline).toMatch(/pre-construction notification \(45-day review\)/);
-  });
-
   it("no PCN trigger for a candidate that is not eligible", () => {
     const d = run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.6 });
     // No NWP path is established, so there is nothing to notify on: unknown, never "no PCN".
     expect(d.pcn).toMatchObject({ required: null, triggers: [] });
   });
 
-  it("headline is one sentence and says unverified when the verdict rests on unverified limits", () => {
-    for (const d of [run({}), run({ permanentImpactAcres: 3 }), run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.2 })]) {
+  it("headline is one sentence on a plain answer and says unverified when the verdict rests on unverified limits", () => {
+    for (const d of [run({ permanentImpactAcres: 3 }), run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.6 })]) {
       expect(d.headline).toMatch(/unverified/);
       expect(d.headline.trim().split(/\.\s+[A-Z]/)).toHaveLength(1);
     }
+    expect(run({}).headline).toBe("Insufficient data: no candidate permit (NWP 29) could be assessed for 0.3 acres of permanent loss in wetland waters: the acreage limit held for NWP 29 is not confirmed in the 2026 permit text; confirm with the Corps district.");
   });
 
   it("coverage gaps always name the jurisdiction limit, uncompiled regional conditions and 401 decisions", () => {
@@ -118,10 +111,12 @@ describe("verdict table (real 2026 dataset)", () => {
     expect(new Set(d.provenance.map((p) => p.url)).size).toBe(d.provenance.length);
   });
 
-  it("stream-bed feet and temporary acres given without a held limit are named as gaps, not compared", () => {
-    const d = run({ aquaticResourceType: "stream", streamBedLinearFeet: 400, temporaryImpactAcres: 2 });
-    expect(d.candidates[0].eligible).toBe(true);
-    expect(d.coverageGaps.some((g) => /No stream-bed linear-foot limit is held for NWP 29/.test(g))).toBe(true);
+  it("stream-bed feet given without a held limit leave eligibility unknown, never within; temporary acres are a gap", () => {
+    const d = run({ aquaticResourceType: "stream", streamBedLinearFeet: 5000, temporaryImpactAcres: 2 });
+    expect(d.candidates[0].eligible).toBeNull();
+    expect(d.candidates[0].reasons.map((r) => r.code)).toEqual(["limit-not-confirmed", "linear-feet-limit-not-held"]);
+    expect(d.candidates[0].reasons[1].message).toBe("No stream-bed limit in linear feet is held for NWP 29, so whether 5000 linear feet of stream-bed loss fits it is unknown; confirm with the Corps district.");
+    expect(d.coverageGaps.some((g) => /No stream-bed limit in linear feet is held for NWP 29, so the 5000 linear feet given leaves its eligibility unknown/.test(g))).toBe(true);
     expect(d.coverageGaps.some((g) => /Temporary impacts \(2 acres\)/.test(g))).toBe(true);
   });
 });

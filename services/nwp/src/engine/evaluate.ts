@@ -1,7 +1,12 @@
 // Screens one candidate permit against the input: eligibility with reasons, then PCN triggers.
+// Every comparison goes through the rule of caution (fitAgainst): a limit on any basis can
+// exclude a project, only a limit that may relax can admit one, and a term that is not held
+// leaves eligibility unknown.
+import { combinedFit, fitAgainst, fitAgainstAny, mayRelax, type Fit } from "@permits/common/caution";
 import type { CompiledPermit } from "./compile.js";
 import { acres, feet, fmt } from "./format.js";
-import type { CandidateOut, Confidence, NormalizedInput, PcnTriggerOut, RawLimit, ReasonOut } from "./types.js";
+import { reasonTexts as T } from "./texts.js";
+import type { CandidateOut, Confidence, NormalizedInput, PcnTriggerOut, RawLimit, ReasonOut, ResourceType } from "./types.js";
 
 export interface Evaluation {
   candidate: CandidateOut;
@@ -10,19 +15,40 @@ export interface Evaluation {
   exceeded: RawLimit[];
 }
 
-type Outcome = "within" | "exceeds" | "unknown";
+function limitReason(code: string, message: string, derivation: string, lim: RawLimit): ReasonOut {
+  return { code, message, derivation, sourceUrl: lim.sourceUrl, confidence: lim.confidence, basis: lim.basis };
+}
 
-function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Outcome {
+/** One limit against an amount: its reason, and where it is used or exceeded. */
+function against(p: CompiledPermit, lim: RawLimit, amount: number, t: ResourceType, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit {
+  const fit = fitAgainst(amount, lim);
+  const acreage = lim.unit === "acres";
+  const unit = acreage ? "acres" : "linear feet";
+  const derivation = `${fmt(amount)} ${fit === "exceeds" ? ">" : "<="} ${fmt(lim.value)} ${unit} (${lim.display}, ${lim.basis}). ${lim.derivation}`;
+  const words = acreage ? `${acres(amount)} of permanent loss` : `${feet(amount)} of stream-bed loss`;
+  if (fit === "unknown") {
+    // Within a limit that may not relax: it may exclude a project, never admit one.
+    const code = `${acreage ? "" : "linear-feet-"}limit-${lim.basis === "unsourced" ? "unsourced" : "not-confirmed"}`;
+    reasons.push(limitReason(code, T.withinUnconfirmedLimit(p.number, words, lim), derivation, lim));
+    return fit;
+  }
+  used.push(lim);
+  if (fit === "exceeds") exceeded.push(lim);
+  const scope = !acreage || lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
+  const code = `${acreage ? "acreage" : "linear-feet"}-${fit === "within" ? "within" : "exceeds"}-limit`;
+  reasons.push(limitReason(code, fit === "within" ? T.within(p.number, words, lim.display, scope) : T.exceeds(p.number, words, lim.display, scope), derivation, lim));
+  return fit;
+}
+
+function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit {
   const t = input.aquaticResourceType;
-  const lim = p.acreageByType[t];
+  const limits = p.acreageByType[t];
   const loss = input.permanentImpactAcres;
-  if (!lim) {
+  if (limits.length === 0) {
     const none = p.raw.acreageLimits.length === 0;
     reasons.push({
       code: none ? "limit-not-held" : "resource-type-limit-not-held",
-      message: none
-        ? `No acreage limit for NWP ${p.number} is held, so the ${acres(loss)} of permanent loss was not compared.`
-        : `The acreage limit held for NWP ${p.number} does not cover ${t} waters, so the ${acres(loss)} of permanent loss was not compared.`,
+      message: none ? T.limitNotHeld(p.number, loss) : T.typeLimitNotHeld(p.number, t, loss),
       derivation: none
         ? `permanent loss ${fmt(loss)} acres; NWP ${p.number} limit: not held`
         : `permanent loss ${fmt(loss)} acres (${t}); NWP ${p.number} limits held only for: ${p.raw.acreageLimits.map((l) => `${l.display} (${l.appliesTo.join(", ")})`).join("; ")}`,
@@ -32,83 +58,61 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
     });
     return "unknown";
   }
-  const within = loss <= lim.value;
-  if (within && lim.basis === "unsourced") {
-    // A limit no source states may exclude a project (cautious), never admit one.
-    reasons.push({
-      code: "limit-unsourced",
-      message: `${acres(loss)} of permanent loss is within the ${lim.display} limit believed for NWP ${p.number}, but no source for that limit was read, so eligibility is not assessed.`,
-      derivation: `${fmt(loss)} <= ${fmt(lim.value)} acres (${lim.display}, unsourced). ${lim.derivation}`,
-      sourceUrl: lim.sourceUrl,
-      confidence: "unverified",
-      basis: lim.basis,
-    });
-    return "unknown";
-  }
-  used.push(lim);
-  if (!within) exceeded.push(lim);
-  const scope = lim.appliesTo.length === 4 ? "" : ` for ${t} (${lim.appliesTo.includes("tidal") ? "tidal" : "non-tidal"}) waters`;
-  reasons.push({
-    code: within ? "acreage-within-limit" : "acreage-exceeds-limit",
-    message: within
-      ? `${acres(loss)} of permanent loss is within the NWP ${p.number} limit of ${lim.display}${scope}.`
-      : `${acres(loss)} of permanent loss exceeds the NWP ${p.number} limit of ${lim.display}${scope}.`,
-    derivation: `${fmt(loss)} ${within ? "<=" : ">"} ${fmt(lim.value)} acres (${lim.display}). ${lim.derivation}`,
-    sourceUrl: lim.sourceUrl,
-    confidence: lim.confidence,
-    basis: lim.basis,
-  });
-  return within ? "within" : "exceeds";
+  return fitAgainstAny(limits.map((lim) => against(p, lim, loss, t, reasons, used, exceeded)));
 }
 
-function linearFeet(p: CompiledPermit, input: NormalizedInput, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Outcome {
-  const lim = p.linearByType[input.aquaticResourceType];
+/** Stream-bed loss: compared only when given; a limit that is not held leaves it unknown. */
+function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string, reasons: ReasonOut[], used: RawLimit[], exceeded: RawLimit[]): Fit | undefined {
+  const t = input.aquaticResourceType;
+  const limits = p.linearByType[t];
   const lf = input.streamBedLinearFeet;
-  if (!lim) return "within"; // no held linear-foot limit for this resource type: nothing to compare
   if (lf === undefined) {
+    if (limits.length === 0) return undefined; // no stream-bed loss stated and no term to compare it with
+    const lim = limits[0];
+    reasons.push(limitReason("linear-feet-not-given", T.linearNotGiven(p.number, lim.display), `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`, lim));
+    return "unknown";
+  }
+  if (limits.length === 0) {
+    const none = p.raw.noStreamBedLinearFeetLimit;
+    if (none && mayRelax(none)) {
+      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: none.summary, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis });
+      return "within";
+    }
     reasons.push({
-      code: "linear-feet-not-given",
-      message: `NWP ${p.number} has a stream-bed limit of ${lim.display}, but streamBedLinearFeet was not given.`,
-      derivation: `stream-bed loss: not given; NWP ${p.number} limit ${fmt(lim.value)} linear feet`,
-      sourceUrl: lim.sourceUrl,
-      confidence: lim.confidence,
-      basis: lim.basis,
+      code: "linear-feet-limit-not-held",
+      message: T.linearLimitNotHeld(p.number, feet(lf)),
+      derivation: none ? `stream-bed loss ${fmt(lf)} linear feet; "no limit" for NWP ${p.number} is ${none.basis}: ${none.summary}` : `stream-bed loss ${fmt(lf)} linear feet; NWP ${p.number} stream-bed limit: not held`,
+      sourceUrl: none?.sourceUrl ?? fallbackUrl,
+      confidence: "unverified",
+      basis: none?.basis ?? "unsourced",
     });
     return "unknown";
   }
-  used.push(lim);
-  const within = lf <= lim.value;
-  if (!within) exceeded.push(lim);
-  reasons.push({
-    code: within ? "linear-feet-within-limit" : "linear-feet-exceeds-limit",
-    message: within
-      ? `${feet(lf)} of stream-bed loss is within the NWP ${p.number} limit of ${lim.display}.`
-      : `${feet(lf)} of stream-bed loss exceeds the NWP ${p.number} limit of ${lim.display}.`,
-    derivation: `${fmt(lf)} ${within ? "<=" : ">"} ${fmt(lim.value)} linear feet (${lim.display}). ${lim.derivation}`,
-    sourceUrl: lim.sourceUrl,
-    confidence: lim.confidence,
-    basis: lim.basis,
-  });
-  return within ? "within" : "exceeds";
+  return fitAgainstAny(limits.map((lim) => against(p, lim, lf, t, reasons, used, exceeded)));
 }
 
 export function evaluateCandidate(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string): Evaluation {
   const reasons: ReasonOut[] = [];
   const used: RawLimit[] = [];
   const exceeded: RawLimit[] = [];
-  const a = acreage(p, input, fallbackUrl, reasons, used, exceeded);
-  const l = linearFeet(p, input, reasons, used, exceeded);
-  const eligible = a === "exceeds" || l === "exceeds" ? false : a === "unknown" || l === "unknown" ? null : true;
+  const fits = [acreage(p, input, fallbackUrl, reasons, used, exceeded)];
+  const lf = linearFeet(p, input, fallbackUrl, reasons, used, exceeded);
+  if (lf !== undefined) fits.push(lf);
+  const fit = combinedFit(fits);
+  const eligible = fit === "exceeds" ? false : fit === "within" ? true : null;
   return { candidate: { number: p.number, title: p.title, eligible, reasons }, limitsUsed: used, exceeded };
 }
 
-/** PCN triggers of an eligible candidate: always-PCN conditions and crossed thresholds (strictly above). */
+/** PCN triggers of an eligible candidate: always-PCN conditions and crossed thresholds (strictly above), on any basis (cautious). */
 export function pcnTriggers(p: CompiledPermit, input: NormalizedInput): PcnTriggerOut[] {
   const out: PcnTriggerOut[] = [];
+  let always = false;
   for (const c of p.raw.pcnConditions) {
     let hit: { threshold: string; inputValue: string } | undefined;
     if (c.kind === "always") {
-      hit = { threshold: `always: ${c.description}`, inputValue: `any NWP ${p.number} activity` };
+      if (always) continue; // one trigger says it, whatever the number of terms
+      always = true;
+      hit = { threshold: p.alwaysPcnThreshold!, inputValue: `any NWP ${p.number} activity` };
     } else if (c.kind === "acreage-above" && c.threshold !== undefined && input.permanentImpactAcres > c.threshold) {
       hit = { threshold: `permanent loss above ${acres(c.threshold)}: ${c.description}`, inputValue: acres(input.permanentImpactAcres) };
     } else if (c.kind === "linear-feet-above" && c.threshold !== undefined && input.streamBedLinearFeet !== undefined && input.streamBedLinearFeet > c.threshold) {

@@ -31,6 +31,12 @@ export interface RawLimit extends Grounding {
   confidence: Confidence;
 }
 
+export interface RawNoLimit extends Grounding {
+  summary: string;
+  sourceUrl: string;
+  confidence: Confidence;
+}
+
 export interface RawPcnCondition extends Grounding {
   kind: "always" | "acreage-above" | "linear-feet-above";
   threshold?: number;
@@ -61,6 +67,8 @@ export interface RawPermit {
   titleBasis: string;
   acreageLimits: RawLimit[];
   streamBedLinearFeetLimit: RawLimit | null;
+  /** A source saying the permit sets no stream-bed linear-foot limit: a fact with its own basis. */
+  noStreamBedLinearFeetLimit?: RawNoLimit;
   pcnConditions: RawPcnCondition[];
   unscreenedPcnTriggers: string[];
   notification: RawNotification;
@@ -183,6 +191,8 @@ export interface PcnTriggerOut {
 export interface DeterminationOut {
   verdict: VerdictId;
   headline: string;
+  /** Verified only when every fact the answer states is (see answerConfidence). */
+  confidence: Confidence;
   candidates: CandidateOut[];
   /** required null: not known (terms not held, on a basis that may not relax, or on facts not given). */
   pcn: { required: boolean | null; reviewDays: number; triggers: PcnTriggerOut[] };

@@ -20,14 +20,36 @@ const num = (d: Determination, id: string) => {
 };
 const stepOf = (d: Determination, name: string) => d.derivation.find((s) => s.step === name);
 
-describe("rule of caution: a relaxing value stands only on a read text", () => {
-  test("the 14-day stabilization deadline (unsourced) is withheld; the cautious 7-day cases stand", () => {
-    const standard = det({ state: "NM", disturbedAcres: 3, dischargesToImpairedWater: false, dischargesToTier2Water: false });
-    expect(num(standard, "stabilization.complete")).toBeNull();
-    expect(req(standard, "stabilization.complete").detail).toContain("The value is withheld (null): it would relax the answer, and it is not read in any source");
-    expect(req(standard, "stabilization.complete").citation?.basis).toBe(Basis.UNSOURCED);
+describe("issue 27: overall confidence is the weakest fact the answer rests on", () => {
+  test("NM, 3 acres: 12 of its 14 requirements are unverified, so the answer is unverified", () => {
+    const d = det({ state: "NM", disturbedAcres: 3 });
+    expect(d.requirements).toHaveLength(14);
+    expect(d.requirements.filter((r) => r.citation?.confidence !== Confidence.VERIFIED)).toHaveLength(12);
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
+  });
+
+  test.each(["NM", "AR", "OH"])("%s, 0.6 acre: not_required by document 1's 1-acre rule, unverified because the threshold step cites a secondary page", (state) => {
+    const d = det({ state, disturbedAcres: 0.6 });
+    expect(d.coverage).toBe(Coverage.NOT_REQUIRED);
+    expect(stepOf(d, "coverage threshold")!.citation).toMatchObject({ basis: Basis.SECONDARY, confidence: Confidence.UNVERIFIED });
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
+  });
+});
+
+describe("rule of caution on values: served at their confidence; only a value no source states is withheld", () => {
+  test("issue 27: MA, 20 acres, 5 open at once, neither impaired nor Tier 2 water: stabilization.complete is 14 days, as document 1 fixes it", () => {
+    const d = det({ state: "MA", disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, dischargesToImpairedWater: false, dischargesToTier2Water: false });
+    expect(num(d, "stabilization.complete")).toBe(14);
+    expect(req(d, "stabilization.complete").citation).toMatchObject({ basis: Basis.UNSOURCED, confidence: Confidence.UNVERIFIED });
     expect(num(det({ state: "NM", disturbedAcres: 8 }), "stabilization.complete")).toBe(7);
     expect(num(det({ state: "NM", disturbedAcres: 3, dischargesToImpairedWater: true }), "stabilization.complete")).toBe(7);
+    expect(num(det({ state: "NM", disturbedAcres: 3 }), "stabilization.complete")).toBe(7); // unstated: the stricter value
+  });
+
+  test("a value no source states is withheld, and its detail keeps it in words", () => {
+    const r = req(det({ state: "NM" }), "retention.inspection");
+    expect(r.value?.kind.case).toBe("nullValue");
+    expect(r.detail).toBe("Keep inspection reports and other records for 3 years from the date coverage expires or is terminated. Not confirmed for the 2022 CGP; confirm in the permit. The value is not given because it was not confirmed in any source we could read; confirm with EPA.");
   });
 
   test("the 14-day inspection option (read on EPA's inspection form, agency-form) stands, verified", () => {
@@ -36,9 +58,9 @@ describe("rule of caution: a relaxing value stands only on a read text", () => {
     expect(req(d, "inspection.frequency.option2").citation).toMatchObject({ basis: Basis.AGENCY_FORM, confidence: Confidence.VERIFIED });
   });
 
-  test("NC's 1.0-inch rain-event trigger (2019 edition, a higher threshold) is withheld; its unverified but cautious terms act", () => {
+  test("NC's 1.0-inch rain-event trigger (2019 edition) is served at its confidence, unverified", () => {
     const d = det({ state: "NC", disturbedAcres: 8 });
-    expect(num(d, "inspection.rainEvent")).toBeNull();
+    expect(num(d, "inspection.rainEvent")).toBe(1);
     expect(req(d, "inspection.rainEvent").citation).toMatchObject({ basis: Basis.PRIOR_EDITION, confidence: Confidence.UNVERIFIED });
     expect(num(d, "stabilization.permanent")).toBe(90);
     expect(num(d, "stabilization.complete")).toBeNull(); // turns on slope and zone, which the input does not carry
@@ -145,7 +167,8 @@ test("Alaska, Kansas, Oregon and Wyoming: their held permits expired with no suc
     const d = det({ state });
     expect(d.coverage).toBe(Coverage.VERIFY);
     expect(d.coverageReason).toContain(`expired on ${date} and no successor permit is held`);
-    expect(d.confidence).toBe(Confidence.VERIFIED);
+    expect(d.permit?.confidence).toBe(Confidence.VERIFIED);
+    expect(d.confidence).toBe(Confidence.UNVERIFIED); // the coverage-threshold step cites a secondary page
     expect(d.requirements).toEqual([]);
   }
 });

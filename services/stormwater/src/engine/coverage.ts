@@ -3,6 +3,7 @@
 // evaluation date and no successor is held, a site that needs coverage is answered verify too.
 import { deepFreeze } from "@permits/common/freeze";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
+import { COVERAGE_THRESHOLD_ACRES } from "./contract.js";
 import { acres, step } from "./messages.js";
 import { longDate } from "@permits/common/dates";
 import { continuationStep, expiryStep, hasLapsed } from "./term.js";
@@ -30,7 +31,9 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route, term: Perm
   const steps: DerivationStep[] = [];
   let coverage: Coverage;
   let reason: string;
-  if (site.acres >= 1) {
+  // The threshold is document 1's coverage rule (contract.ts): a contract value, not a data fact,
+  // so the rule of caution does not gate it; its citation is served at its own confidence.
+  if (site.acres >= COVERAGE_THRESHOLD_ACRES) {
     coverage = Coverage.REQUIRED;
     reason = `${a} disturbed is at or above the 1-acre threshold (${site.acres} >= 1), so stormwater permit coverage is required.`;
   } else if (site.partOfLargerPlan) {
@@ -51,7 +54,7 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route, term: Perm
   if (coverage === Coverage.REQUIRED) {
     // The site needs coverage, but the permit that would give it has lapsed: not answered.
     steps.push(continuationStep(ds, term));
-    const why = site.acres >= 1
+    const why = site.acres >= COVERAGE_THRESHOLD_ACRES
       ? `${a} disturbed is at or above the 1-acre threshold (${site.acres} >= 1)`
       : `${a} disturbed is below the 1-acre threshold (${site.acres} < 1), but the site is part of a larger common plan of development or sale`;
     reason = `${why}, so permit coverage is needed; but ${term.name} expired on ${longDate(term.expiryDate)} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;

@@ -3,6 +3,7 @@
 import { create } from "@bufbuild/protobuf";
 import { CredentialResultSchema, CredentialSchema, type Credential, type CredentialResult } from "@permits/proto/stormwater/v1/stormwater";
 import { basisOf } from "@permits/common/basis";
+import { relaxedOnlyOn } from "@permits/common/caution";
 import { confidenceOf, gateOf } from "./messages.js";
 import type { RawCredential } from "./raw.js";
 import type { Dataset } from "./types.js";
@@ -15,16 +16,24 @@ export const DOCUMENT_STATUS = {
   draftForReview: "draft_for_review",
 } as const;
 
+/**
+ * "Does not apply" relaxes an answer: it stands only where the credential fact may relax (the
+ * rule of caution, caution.ts); otherwise the answer is unknown (undefined), never false.
+ */
+function notApplying(c: RawCredential): Applies {
+  return relaxedOnlyOn([c], false, undefined);
+}
+
 /** From a determination: the coverage verdict and site facts. Unknown gates never resolve. */
 export function appliesForSite(c: RawCredential, coverageRequired: boolean | undefined, acres: number, partOfLargerPlan: boolean): Applies {
   if (c.gate === "unknown") return undefined;
   switch (c.trigger) {
     case "coverage":
-      return coverageRequired;
+      return coverageRequired === false ? notApplying(c) : coverageRequired;
     case "acres":
       if (acres >= (c.minAcres ?? 0)) return true;
       if (c.largerPlanCounts && partOfLargerPlan) return true;
-      return c.belowThreshold ?? undefined;
+      return c.belowThreshold === false ? notApplying(c) : (c.belowThreshold ?? undefined);
     default:
       // A plan scope or an unresolved trigger: site facts cannot settle it.
       return undefined;
@@ -39,14 +48,15 @@ export function appliesForAcres(c: RawCredential, acres: number | undefined): Ap
       return acres >= 1 ? true : undefined;
     case "acres":
       if (acres >= (c.minAcres ?? 0)) return true;
-      return c.largerPlanCounts ? undefined : (c.belowThreshold ?? undefined);
+      return c.largerPlanCounts ? undefined : c.belowThreshold === false ? notApplying(c) : (c.belowThreshold ?? undefined);
     default:
       return undefined;
   }
 }
 
 export function documentStatus(c: RawCredential, applies: Applies): string {
-  if (c.gate === "open" && c.confidence === "verified") return DOCUMENT_STATUS.deliverable;
+  // A deliverable relaxes the answer (no credentialed preparer needed): only on an open gate that may relax.
+  if (c.gate === "open" && c.confidence === "verified") return relaxedOnlyOn([c], DOCUMENT_STATUS.deliverable, DOCUMENT_STATUS.draftForReview);
   if ((c.gate === "gated" || c.gate === "conditional") && c.preparer && applies !== false) {
     return DOCUMENT_STATUS.draftForCredentialedPreparer;
   }

@@ -3,6 +3,7 @@
 // the evaluation date is an argument (the service passes its clock's date).
 import { create } from "@bufbuild/protobuf";
 import { derivedOnce } from "@permits/common/freeze";
+import { overallConfidence } from "@permits/common/caution";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DeterminationSchema,
@@ -18,7 +19,8 @@ import {
 import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
-import { step, weakest } from "./messages.js";
+import { step } from "./messages.js";
+import { partlyReadPermitText } from "./texts.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
@@ -34,6 +36,8 @@ import { assembleCgp } from "./requirements.js";
 import { hasLapsed, projectDateFindings } from "./term.js";
 import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
+
+const NO_PERMIT = Object.freeze({ confidence: Confidence.UNVERIFIED });
 
 /** `today` is the evaluation date (yyyy-mm-dd): the service clock's date. */
 export function determineStormwater(ds: Dataset, input: SiteInput | undefined, today: string): Determination {
@@ -67,17 +71,18 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
   derivation.push(route.credentialStep[key]);
 
-  // Overall confidence follows the chain that names the authority and the permit; requirements,
-  // screens and steps carry their own.
-  const confidence = site.activity === "industrial"
-    ? Confidence.UNVERIFIED
-    : weakest(route.confidence, route.authorityStep.citation?.confidence ?? Confidence.UNVERIFIED, governing?.ref.confidence ?? route.confidence);
+  const jurisdiction = route.jurisdiction[key];
+  const permit = governing?.ref;
+  // Overall confidence: verified only when every citation of the answer is (caution.ts). A
+  // governing permit that was not identified is not a fact the answer can rest on.
+  // The steps come first: the walk stops at the first unverified citation, usually the threshold's.
+  const confidence = overallConfidence([derivation, requirements, screens, jurisdiction, permit ?? NO_PERMIT]);
 
   return create(DeterminationSchema, {
     coverage: cov.coverage,
     coverageReason: cov.reason,
-    permit: governing?.ref,
-    jurisdiction: route.jurisdiction[key],
+    permit,
+    jurisdiction,
     eligibilityScreens: screens,
     requirements,
     derivation,
@@ -135,7 +140,7 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
       text = !permit
         ? `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`
         : read > 0
-          ? `${permit.name} (${permit.version}). Identified; ${read} of its requirements ${read === 1 ? "has" : "have"} been read and ${stateApplies ? "are listed" : "would be listed where coverage is required"}, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.`
+          ? partlyReadPermitText(permit.name, permit.version, read, stateApplies)
           : `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`;
       if (!required) notices.push(notRequiredNotice(agency));
       else notices.push(stateApplies ? partialStateNotice(permit!.name, agency) : stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency));

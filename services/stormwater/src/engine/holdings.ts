@@ -6,6 +6,7 @@ import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
 import { lastCheckedByGroup } from "@permits/common/fact-index";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
+import { fixedByDocument1 } from "./contract.js";
 import { confidenceOf, gateOf, isWithheld } from "./messages.js";
 import type { Dataset } from "./types.js";
 import { stormwaterFacts } from "../changelog.js";
@@ -46,13 +47,15 @@ export function heldCounts(ds: Dataset): { label: string; count: number; of: num
   ];
 }
 
-/** Values that would relax an answer but rest on a basis that may not: served as null. */
+/** Values no source states (and document 1 does not fix): served as null, in words only. */
 function withheld(ds: Dataset): number {
-  const reqs = [...ds.raw.cgpRequirements.requirements, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
+  const cgp = ds.raw.cgpRequirements.requirements;
+  const reqs = [...cgp, ...ds.raw.jurisdictions.jurisdictions.flatMap((j) => j.statePermits.flatMap((p) => p.requirements))];
   let n = 0;
   for (const q of reqs) {
-    if (isWithheld(q.value, q.relaxes, q.citation)) n++;
-    for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.relaxes ?? q.relaxes, c.citation ?? q.citation)) n++;
+    const fixed = cgp.includes(q) && fixedByDocument1(q.id); // document 1 fixes the federal CGP's values
+    if (isWithheld(q.value, q.citation, fixed)) n++;
+    for (const c of Object.values(q.cases ?? {})) if (isWithheld(c.value, c.citation ?? q.citation, fixed)) n++;
   }
   return n;
 }

@@ -1,5 +1,6 @@
 // Table tests for the honesty rules of document 1 and the coverage/authority rules of issue 3.
 import { TODAY } from "../test-support.js";
+import { partlyReadPermitText } from "./texts.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import {
@@ -139,6 +140,18 @@ describe("requirements attach only where the governing permit has been read", ()
     expect(d.notices.some((n) => n.includes(agency) && n.includes("does not mean nothing is required"))).toBe(true);
   });
 
+  test.each(partlyRead)("%s: the governing-permit step counts the requirements read with words that agree (issue 27: \"1 of its requirements has been read and are listed\")", (state) => {
+    const d = det({ state, disturbedAcres: 8 });
+    const n = d.requirements.length;
+    const text = d.derivation.find((x) => x.step === "governing permit")!.result;
+    expect(text).toContain(n === 1 ? "Identified; 1 of its requirements has been read and is listed" : `Identified; ${n} of its requirements have been read and are listed`);
+  });
+
+  test("the template itself, in both numbers", () => {
+    expect(partlyReadPermitText("P", "2024", 1, true)).toBe("P (2024). Identified; 1 of its requirements has been read and is listed, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.");
+    expect(partlyReadPermitText("P", "2024", 2, false)).toBe("P (2024). Identified; 2 of its requirements have been read and would be listed where coverage is required, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.");
+  });
+
   test.each(partlyRead)("%s: only the requirements read, each with its own state citation, and a notice that the list is partial", (state) => {
     const d = det({ state, disturbedAcres: 8 });
     const held = raw(state).statePermits[0].requirements;
@@ -156,7 +169,9 @@ describe("requirements attach only where the governing permit has been read", ()
   test("a verified state permit is identified though not read: Illinois", () => {
     const d = det({ state: "IL" });
     expect(d.permit?.name).toBe(raw("IL").statePermits[0].name);
-    expect(d.confidence).toBe(Confidence.VERIFIED);
+    expect(d.permit?.confidence).toBe(Confidence.VERIFIED);
+    // The answer as a whole is unverified: its coverage-threshold step cites a secondary page.
+    expect(d.confidence).toBe(Confidence.UNVERIFIED);
     expect(d.notices[2]).toContain("has not been read by this service");
   });
 
@@ -198,11 +213,12 @@ describe("unverified jurisdictions still answer, unverified, naming the agency",
 
 describe("tri-state inputs are never read as false", () => {
   test.each([
-    [{}, ScreenStatus.UNKNOWN, null],
-    [{ dischargesToImpairedWater: false }, ScreenStatus.UNKNOWN, null],
-    [{ dischargesToTier2Water: false }, ScreenStatus.UNKNOWN, null],
-    // Both stated false: 14 days is believed but unsourced, and relaxing, so it is withheld.
-    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, null],
+    // Unstated: the screen is unknown and the stabilization deadline is the stricter of its two values (document 1).
+    [{}, ScreenStatus.UNKNOWN, 7],
+    [{ dischargesToImpairedWater: false }, ScreenStatus.UNKNOWN, 7],
+    [{ dischargesToTier2Water: false }, ScreenStatus.UNKNOWN, 7],
+    // Both stated false, five acres or fewer open at once: 14 days, as document 1 fixes it.
+    [{ dischargesToImpairedWater: false, dischargesToTier2Water: false }, ScreenStatus.PASS, 14],
     [{ dischargesToImpairedWater: true }, ScreenStatus.ACTION_REQUIRED, 7],
     [{ dischargesToTier2Water: true, dischargesToImpairedWater: false }, ScreenStatus.ACTION_REQUIRED, 7],
   ] as const)("%j -> screen %s, stabilization %s", (extra, status, days) => {

@@ -1,7 +1,9 @@
 // Small builders from raw data to protobuf messages. Used at load time (static parts) and per
 // call (the few parts that carry the site's numbers).
 import { create } from "@bufbuild/protobuf";
-import { basisOf, basisPhrase, mayRelax } from "@permits/common/basis";
+import { basisOf } from "@permits/common/basis";
+import { mayShowValue } from "@permits/common/caution";
+import { withheldText } from "./texts.js";
 import { NullValue, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { CitationSchema, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import {
@@ -14,11 +16,6 @@ import type { RawCitation, RawConfidence, RawGate, RawRequirementKind, RawValue 
 
 export function confidenceOf(c: RawConfidence): Confidence {
   return c === "verified" ? Confidence.VERIFIED : Confidence.UNVERIFIED;
-}
-
-/** The weaker of the confidences: one unverified link makes the whole chain unverified. */
-export function weakest(...cs: Confidence[]): Confidence {
-  return cs.every((c) => c === Confidence.VERIFIED) ? Confidence.VERIFIED : Confidence.UNVERIFIED;
 }
 
 export function citationMsg(c: RawCitation): Citation {
@@ -75,20 +72,18 @@ export function acres(n: number): string {
   return n === 1 ? "1 acre" : `${n} acres`;
 }
 
-/** A value that would relax the answer and rests on a basis that may not: served as null. */
-export function isWithheld(value: RawValue | undefined, relaxes: boolean | undefined, c: RawCitation): boolean {
-  return relaxes === true && value !== null && value !== undefined && !mayRelax(c);
+/** A value no source states at all (and document 1 does not fix): withheld as null. */
+export function isWithheld(value: RawValue | undefined, c: RawCitation, fixedByContract = false): boolean {
+  return value !== null && value !== undefined && !mayShowValue(c, fixedByContract);
 }
 
 /**
- * The rule of caution on a requirement value: a value that relaxes the answer (a longer deadline,
- * a higher limit) is served only on a basis that may relax; otherwise it is withheld (null) and
- * the detail says why. A value that is not marked as relaxing acts on any basis, unverified.
+ * The rule of caution on a requirement value: a value is served with its citation's confidence
+ * and basis (clients render unverified ones as Unverified); only a value no source states at all
+ * is withheld (null), and the detail, which keeps it in words, says so. A value document 1 fixes
+ * is served as it states it.
  */
-export function guardedValue(value: RawValue, detail: string, relaxes: boolean | undefined, c: RawCitation): { value: RawValue; detail: string } {
-  if (!isWithheld(value, relaxes, c)) return { value, detail };
-  return {
-    value: null,
-    detail: `${detail} The value is withheld (null): it would relax the answer, and it is ${basisPhrase(c)}; confirm it in the permit.`,
-  };
+export function servedValue(value: RawValue, detail: string, c: RawCitation, agency: string, fixedByContract = false): { value: RawValue; detail: string } {
+  if (!isWithheld(value, c, fixedByContract)) return { value, detail };
+  return { value: null, detail: `${detail} ${withheldText(agency)}` };
 }

@@ -15,7 +15,8 @@ import {
   type Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
-import { citationMsg, confidenceOf, guardedValue, kindOf, step, valueMsg } from "./messages.js";
+import { fixedByDocument1, STABILIZATION_DAYS, STABILIZATION_DAYS_UNSTATED } from "./contract.js";
+import { citationMsg, confidenceOf, kindOf, servedValue, step, valueMsg } from "./messages.js";
 import type { RawBasis, RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen, RawStatePermit } from "./raw.js";
 import type { Dataset, PermitTerm, PreparedCgp, PreparedJurisdiction, PreparedStatePermit, Route, RouteKind } from "./types.js";
 
@@ -95,9 +96,9 @@ function federalTerm(p: RawPermit): PermitTerm {
   };
 }
 
-/** A fixed requirement as served: a relaxing value stands only on a basis that may relax. */
-export function fixedRequirement(q: RawRequirement, defaultBecause: string): Requirement {
-  const { value, detail } = guardedValue(q.value ?? null, q.detail ?? "", q.relaxes, q.citation);
+/** A fixed requirement as served: its value at its confidence, unless no source states it (see servedValue). */
+export function fixedRequirement(q: RawRequirement, defaultBecause: string, agency: string, fixedByContract = false): Requirement {
+  const { value, detail } = servedValue(q.value ?? null, q.detail ?? "", q.citation, agency, fixedByContract);
   return create(RequirementSchema, {
     id: q.id,
     kind: kindOf(q.kind),
@@ -109,6 +110,14 @@ export function fixedRequirement(q: RawRequirement, defaultBecause: string): Req
   });
 }
 
+/** The data's stabilization values must be document 1's (contract.ts). */
+function checkStabilization(q: RawRequirement): void {
+  const want: Record<string, number> = { ...STABILIZATION_DAYS, unknown: STABILIZATION_DAYS_UNSTATED };
+  for (const [k, v] of Object.entries(want)) {
+    if (q.cases?.[k]?.value !== v) throw new Error(`stormwater dataset: ${q.id} case ${k} must be ${v} days, as document 1 fixes it`);
+  }
+}
+
 function screen(s: RawScreen, status: ScreenStatus, detail = s.detail): EligibilityScreen {
   return create(EligibilityScreenSchema, { id: s.id, label: s.label, status, detail, citation: citationMsg(s.citation) });
 }
@@ -118,11 +127,12 @@ function prepareCgp(raw: RawData, cgpRaw: RawPermit): PreparedCgp {
   const fixed = new Map<string, Requirement>();
   const varying = new Map<string, (typeof r.requirements)[number]>();
   for (const q of r.requirements) {
+    if (q.id === "stabilization.complete") checkStabilization(q);
     if (q.variesOn) {
       varying.set(q.id, q);
       continue;
     }
-    fixed.set(q.id, fixedRequirement(q, "Applies because coverage under the EPA 2022 CGP is required for this site."));
+    fixed.set(q.id, fixedRequirement(q, "Applies because coverage under the EPA 2022 CGP is required for this site.", "EPA", fixedByDocument1(q.id)));
   }
   const byId = new Map(r.screens.map((s) => [s.id, s]));
   const need = (id: "esa" | "historic" | "prohibited" | "receiving-water"): RawScreen => {
@@ -298,7 +308,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
         agencyName: j.agencyName,
         expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
       },
-      requirements: p.requirements.map((q) => fixedRequirement(q, `Applies because coverage under ${p.name} is required for this site.`)),
+      requirements: p.requirements.map((q) => fixedRequirement(q, `Applies because coverage under ${p.name} is required for this site.`, j.agencyName)),
     }));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"

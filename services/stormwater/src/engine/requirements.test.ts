@@ -76,7 +76,10 @@ describe("inspection.frequency.option2", () => {
 
 test("inspection.report.deadline: 24 hours, no Part held (Not verified)", () => {
   const r = reqs().get("inspection.report.deadline")!;
-  expect(value(r)).toBe(24);
+  // No source states the value: withheld, kept in words in the detail (the rule of caution).
+  expect(value(r)).toBeNull();
+  expect(r.detail).toContain("24 hours");
+  expect(r.detail).toMatch(/The value is not given because it was not confirmed in any source we could read; confirm with EPA\.$/);
   expect(r.citation?.sourceCitation).toBe("Not verified");
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });
@@ -92,7 +95,10 @@ test("inspection.qualifiedPerson: qualified person, Parts 4.1 and 6.3.b, unverif
 test("stabilization.initiate: immediately, Part 2.2.14, unverified", () => {
   const r = reqs().get("stabilization.initiate")!;
   expect(r.kind).toBe(RequirementKind.STABILIZATION);
-  expect(value(r)).toBe("immediately");
+  // No source states the value: withheld, kept in words in the detail (the rule of caution).
+  expect(value(r)).toBeNull();
+  expect(r.detail).toContain("immediately");
+  expect(r.detail).toMatch(/The value is not given because it was not confirmed in any source we could read; confirm with EPA\.$/);
   expect(r.citation?.sourceCitation).toMatch(/^2022 CGP Part 2\.2\.14/);
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });
@@ -100,13 +106,13 @@ test("stabilization.initiate: immediately, Part 2.2.14, unverified", () => {
 describe("stabilization.complete", () => {
   test.each([
     ["more than 5 acres open at once", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5.5 }, 7],
-    ["5 acres open at once, standard water", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, ...STANDARD }, null], // the 14-day deadline is unsourced and would relax: withheld
+    ["5 acres open at once, standard water", { disturbedAcres: 20, maxDisturbedAcresAtOneTime: 5, ...STANDARD }, 14], // document 1 fixes 14 days
     ["unphased 6 acres (max not stated)", { disturbedAcres: 6 }, 7],
-    ["unphased 5 acres, standard water", { disturbedAcres: 5, ...STANDARD }, null], // withheld, as above
+    ["unphased 5 acres, standard water", { disturbedAcres: 5, ...STANDARD }, 14],
     ["2 acres, impaired water", { disturbedAcres: 2, dischargesToImpairedWater: true, dischargesToTier2Water: false }, 7],
     ["2 acres, Tier 2 water, impaired unstated", { disturbedAcres: 2, dischargesToTier2Water: true }, 7],
-    ["2 acres, receiving water unstated", { disturbedAcres: 2 }, null],
-    ["2 acres, impaired false but Tier 2 unstated", { disturbedAcres: 2, dischargesToImpairedWater: false }, null],
+    ["2 acres, receiving water unstated", { disturbedAcres: 2 }, 7], // the stricter value, with the reason
+    ["2 acres, impaired false but Tier 2 unstated", { disturbedAcres: 2, dischargesToImpairedWater: false }, 7],
   ] as const)("%s -> %s", (_l, site, expected) => {
     const r = reqs(site).get("stabilization.complete")!;
     expect(value(r)).toBe(expected);
@@ -117,8 +123,9 @@ describe("stabilization.complete", () => {
       "6 acres disturbed at one time (not stated: the whole total is taken as open at once) is more than 5 acres.",
     );
   });
-  test("unknown: null with both cases and the unchecked input named", () => {
+  test("unstated receiving water: the stricter 7 days, both cases and the unchecked input named", () => {
     const r = reqs({ disturbedAcres: 2, dischargesToImpairedWater: false }).get("stabilization.complete")!;
+    expect(r.because).toBe("2 acres disturbed at one time (not stated: the whole total is taken as open at once) is 5 acres or fewer, but dischargesToTier2Water was not stated; the value turns on it, and an unstated input is never assumed false. Until it is stated, the stricter value, 7 days, is given.");
     expect(r.detail).toContain("7 calendar days");
     expect(r.detail).toContain("14 calendar days");
     expect(r.because).toContain("dischargesToTier2Water was not stated");
@@ -163,7 +170,10 @@ test("corrective.minor: close of next business day, Part 2.1.4.b, from EPA's gui
 
 test("corrective.major: 7 days, Parts 5.1 and 5.2, unverified (deadline not confirmed)", () => {
   const r = reqs().get("corrective.major")!;
-  expect(value(r)).toBe(7);
+  // No source states the value: withheld, kept in words in the detail (the rule of caution).
+  expect(value(r)).toBeNull();
+  expect(r.detail).toContain("7-calendar-day");
+  expect(r.detail).toMatch(/The value is not given because it was not confirmed in any source we could read; confirm with EPA\.$/);
   expect(r.citation?.sourceCitation).toBe("CGP Parts 5.1 and 5.2 (deadline not confirmed)");
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });
@@ -179,7 +189,10 @@ test("corrective.documentation: 24 hours, Part 5.4, unverified", () => {
 test("retention.inspection: 3 years, Not verified", () => {
   const r = reqs().get("retention.inspection")!;
   expect(r.kind).toBe(RequirementKind.RECORDKEEPING);
-  expect(value(r)).toBe(3);
+  // No source states the value: withheld, kept in words in the detail (the rule of caution).
+  expect(value(r)).toBeNull();
+  expect(r.detail).toContain("3 years");
+  expect(r.detail).toMatch(/The value is not given because it was not confirmed in any source we could read; confirm with EPA\.$/);
   expect(r.citation?.sourceCitation).toBe("Not verified");
   expect(r.citation?.confidence).toBe(Confidence.UNVERIFIED);
 });

@@ -9,10 +9,14 @@ import {
   type EligibilityScreen,
   type Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
-import { acres, citationMsg, guardedValue, kindOf, step, valueMsg } from "./messages.js";
+import { OPEN_AT_ONCE_ACRES, STABILIZATION_DAYS, STABILIZATION_DAYS_UNSTATED } from "./contract.js";
+import { acres, citationMsg, kindOf, servedValue, step, valueMsg } from "./messages.js";
+import { stricterValueText } from "./texts.js";
 import type { RawRequirement } from "./raw.js";
 import type { Dataset } from "./types.js";
 import type { Site } from "./validate.js";
+
+const EPA_SHORT = "EPA";
 
 type WaterCase = "sensitive" | "standard" | "unknown";
 
@@ -43,12 +47,13 @@ function waterBecause(w: Water): string {
   return `${w.unstated.join(" and ")} ${w.unstated.length > 1 ? "were" : "was"} not stated; the value turns on ${w.unstated.length > 1 ? "them" : "it"}, and an unstated input is never assumed false.`;
 }
 
-function fromCase(q: RawRequirement, key: string, because: string): Requirement {
+/** `fixed`: the value document 1 fixes for this case (contract.ts), served whatever the data's basis. */
+function fromCase(q: RawRequirement, key: string, because: string, fixed?: number): Requirement {
   const c = q.cases![key];
-  // The value and citation of a case are the dataset's; only `because` can carry site numbers.
+  // The value and citation of a case are the dataset's (or document 1's); only `because` can carry site numbers.
   const { value, detail, citation } = derivedOnce(c, "parts", () => {
     const cite = c.citation ?? q.citation;
-    const served = guardedValue(c.value, c.detail, c.relaxes ?? q.relaxes, cite);
+    const served = servedValue(fixed ?? c.value, c.detail, cite, EPA_SHORT, fixed !== undefined);
     return { value: valueMsg(served.value), detail: served.detail, citation: citationMsg(cite) };
   });
   return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail, value, citation, because });
@@ -62,10 +67,11 @@ function fromWater(q: RawRequirement, w: Water): Requirement {
 function stabilization(q: RawRequirement, site: Site, w: Water): Requirement {
   const atOnce = site.maxAtOnce ?? site.acres;
   const open = `${acres(atOnce)} disturbed at one time${site.maxAtOnce === undefined ? " (not stated: the whole total is taken as open at once)" : ""}`;
-  if (atOnce > 5) return fromCase(q, "over5", `${open} is more than 5 acres.`);
-  if (w.case === "sensitive") return fromCase(q, "sensitive", `${open} is 5 acres or fewer, but ${waterBecause(w)}`);
-  if (w.case === "standard") return fromCase(q, "standard", `${open} is 5 acres or fewer, and ${waterBecause(w)}`);
-  return fromCase(q, "unknown", `${open} is 5 acres or fewer, but ${waterBecause(w)}`);
+  const days = STABILIZATION_DAYS;
+  if (atOnce > OPEN_AT_ONCE_ACRES) return fromCase(q, "over5", `${open} is more than 5 acres.`, days.over5);
+  if (w.case === "sensitive") return fromCase(q, "sensitive", `${open} is 5 acres or fewer, but ${waterBecause(w)}`, days.sensitive);
+  if (w.case === "standard") return fromCase(q, "standard", `${open} is 5 acres or fewer, and ${waterBecause(w)}`, days.standard);
+  return fromCase(q, "unknown", `${open} is 5 acres or fewer, but ${waterBecause(w)} ${stricterValueText(STABILIZATION_DAYS_UNSTATED)}`, STABILIZATION_DAYS_UNSTATED);
 }
 
 export interface CgpAssembly {
@@ -105,7 +111,7 @@ export function assembleCgp(ds: Dataset, site: Site): CgpAssembly {
     step(
       "assumption: receiving water",
       w.case === "unknown"
-        ? `${name} was not stated and is not assumed false: values that turn on it are left null, each case is given, and the receiving-water screen is unknown.`
+        ? `${name} was not stated and is not assumed false: a value that turns on it is given only where its stricter case applies, each case is described, and the receiving-water screen is unknown.`
         : `${name} was not stated and is not assumed false; the other receiving-water input (true) already settles the values.`,
     ),
   )));

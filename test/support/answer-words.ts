@@ -1,0 +1,65 @@
+// What the answers' words may not contain (issue 27, section 4): the team's internal vocabulary
+// and agreement errors. Used by the corpus test over both engines' answers.
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** The request fields a user sends: naming them in an answer is the user's own vocabulary. */
+const INPUT_FIELDS = new Set([
+  "state", "activity", "acres", "disturbedAcres", "maxDisturbedAcresAtOneTime", "partOfLargerPlan", "sectorCode", "startDate", "endDate",
+  "onTribalLand", "federalFacility", "dischargesToImpairedWater", "dischargesToTier2Water", "aridClimate",
+  "district", "aquaticResourceType", "permanentImpactAcres", "temporaryImpactAcres", "streamBedLinearFeet",
+]);
+
+/** camelCase keys of the data files: names of the team's fields, never words for a user. */
+function dataFieldNames(): string[] {
+  const names = new Set<string>();
+  const walk = (o: unknown): void => {
+    if (Array.isArray(o)) o.forEach(walk);
+    else if (o && typeof o === "object") {
+      for (const [k, v] of Object.entries(o)) {
+        if (/[a-z][A-Z]/.test(k) && !INPUT_FIELDS.has(k)) names.add(k);
+        walk(v);
+      }
+    }
+  };
+  for (const dir of ["data/stormwater", "data/nwp"]) {
+    for (const f of fs.readdirSync(path.join(root, dir))) if (f.endsWith(".json")) walk(JSON.parse(fs.readFileSync(path.join(root, dir, f), "utf8")));
+  }
+  return [...names].sort();
+}
+
+const FIELDS = dataFieldNames();
+
+const INTERNAL: [string, RegExp][] = [
+  ["research notes", /research notes?/i],
+  ["UNCONFIRMED", /\bUNCONFIRMED\b/],
+  ["a reference code", /(?<!BMP )\b[CQ]\d{1,3}\b/], // research codes (C17); a state's own BMP codes are official
+  ["belief", /\bbelie(?:f|fs|ve|ves|ved|ving)\b/i],
+  ["a file name", /\b[\w-]+\.(?:json|ts|mjs|md|proto)\b/],
+  ["a field name", new RegExp(`\\b(?:${FIELDS.join("|")})\\b`)],
+  ["null", /\bnull\b/],
+];
+
+const AGREEMENT: [string, RegExp][] = [
+  ["one with a plural noun", /(?<![\d./])\b1 (?:calendar |linear |business )?(?:requirements|acres|days|permits|NWPs|limits|hours|years|projects|feet)\b/],
+  ["many with a singular noun", /(?<![\d./])(?<!(?:NWP|Section|Part|Order|Tier) )\b(?:0|[2-9]|[1-9]\d{1,2})\b (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
+  ["one of ... have/are", /\b1 of (?:its|the) \w+ (?:have|are)\b/],
+  ["many of ... has/is", /\b(?:[2-9]|\d{2,}) of (?:its|the) \w+ (?:has|is)\b/],
+  ["has been ... and are", /\bhas been \w+ and are\b/],
+  ["NWP with several numbers", /\bNWP \d+(?:, \d+)* and \d+\b/],
+  ["NWPs with one number", /\bNWPs \d+(?![\d,]| and)/],
+  ["a singular limit of several NWPs", /\b(?:limit|requirement|term|condition) held for NWPs [\d, and]+ (?:are|have)\b/],
+  ["plural limits of one NWP", /\b(?:limits|requirements|terms|conditions) held for NWP \d+ (?:is|has)\b/],
+];
+
+/** Every problem in one text: [kind, the match]. */
+export function wordProblems(text: string): string[] {
+  const out: string[] = [];
+  for (const [kind, re] of [...INTERNAL, ...AGREEMENT]) {
+    const m = re.exec(text);
+    if (m) out.push(`${kind}: "${m[0]}" in "${text.length > 200 ? `${text.slice(Math.max(0, m.index - 80), m.index + 120)}…` : text}"`);
+  }
+  return out;
+}
