@@ -44,7 +44,7 @@ const INTERNAL: [string, RegExp][] = [
 
 const AGREEMENT: [string, RegExp][] = [
   ["one with a plural noun", /(?<![\d./])\b1 (?:calendar |linear |business )?(?:requirements|acres|days|permits|NWPs|limits|hours|years|projects|feet)\b/],
-  ["many with a singular noun", /(?<![\d./])(?<!(?:NWP|Section|Part|Order|Tier) )\b(?:0|[2-9]|[1-9]\d{1,2})\b (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
+  ["many with a singular noun", /(?<![\d./])(?<!(?:NWP|Section|Part|Order|Tier|Chapter|§) )\b(?:0|[2-9]|[1-9]\d{1,2})\b (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
   ["one of ... have/are", /\b1 of (?:its|the) \w+ (?:have|are)\b/],
   ["many of ... has/is", /\b(?:[2-9]|\d{2,}) of (?:its|the) \w+ (?:has|is)\b/],
   ["has been ... and are", /\bhas been \w+ and are\b/],
