@@ -52,6 +52,10 @@ describe.skipIf(!inject("prerequisites").redis)("three gateway replicas on one R
       REDIS_URL,
       ENTITLEMENT_REDIS_PREFIX: prefix,
       TIERS_FILE: tiersWith({ "stormwater.pro": [{ name: "minute", limit: 100000 }, { name: "month", limit: 1000, quota: true }] }),
+      // This measures shared counting, not the per-instance fallback (tested below). With the whole
+      // suite running on 2 cores, one decision among 1,500 concurrent calls can take longer than the
+      // 250 ms default; the fallback then admits on its own count (1,014 of 1,500 admitted, seen once).
+      REDIS_TIMEOUT_MS: "5000",
     };
     const out = execFileSync(process.execPath, [path.join(ROOT, "services/entitlement/dist/cli.js"), "create", "--kind", "live", "--plan", "pro", "--label", "replicas"], { env: { ...process.env, ...env }, encoding: "utf8" });
     liveKey = /svc_live_[A-Za-z0-9]+/.exec(out)![0];
