@@ -114,6 +114,8 @@ describe("npm run data:report", () => {
     expect(expired.status).toBe(1);
     expect(expired.stderr).toContain(`stormwater.jurisdictions.${row.code}.${permit.id}: expired on ${permit.expiryDate} (evaluation date ${dayAfter})`);
     expect(run({ DATA_DIR: dir, EVALUATION_DATE: dayAfter }).status).toBe(1); // the services' variable sets it too
+    // npm test evaluates at the data's own date (asOf), so the calendar alone never fails the suite.
+    expect(run({ DATA_DIR: dir, EVALUATION_DATE: dayAfter }, ["--on=asOf"]).status).toBe(0);
     editJurisdictions(dir, (byCode) => (byCode(row.code).statePermits.find((p) => p.id === permit.id)!.successorNote = "No successor permit announced on the agency's page."));
     expect(run({ DATA_DIR: dir }, [`--on=${dayAfter}`]).status).toBe(0);
     expect(run({}, ["--on=24/11/2026"]).status).toBe(2);
