@@ -106,6 +106,10 @@ describe("static discovery documents", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     for (const e of index.data.endpoints) expect(doc.paths[e.path]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeTruthy();
+    // Metered means counted against the budget: reading one's usage spends nothing.
+    const usage = index.data.endpoints.find((e: { path: string }) => e.path === "/api/v1/usage");
+    expect([usage.metered, doc.paths["/api/v1/usage"].get["x-metered"]]).toEqual([false, false]);
+    expect(index.data.endpoints.find((e: { path: string }) => e.path === "/api/v1/determine").metered).toBe(true);
     expect(doc.paths["/api/v1/determine"].post.responses["429"]).toBeTruthy();
     expect(doc.paths["/api/v1/determine/nwp"].post.responses["422"]).toBeTruthy();
     expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["invalid_json", "malformed_json", "rate_limit_exceeded", "entitlement_check_unavailable"]));

@@ -194,7 +194,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       ...(r.doc.body ? { requestBody: { required: true, content: { "application/json": { schema: r.doc.body } } } } : {}),
       responses: byStatus,
       security: r.doc.auth === "none" || r.doc.auth === "optional" ? [{}, { bearer: [] }, { apiKey: [] }] : [{ bearer: [] }, { apiKey: [] }],
-      "x-metered": r.metered,
+      "x-metered": r.metered && !r.noSpend,
       ...(r.doc.auth === "pro" ? { "x-tier-required": "pro" } : {}),
     };
   }

@@ -38,7 +38,8 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
       surface: r.surface === "nwp" ? "nwp (document 2)" : r.metered ? "stormwater (document 1)" : "discovery",
       summary: r.doc.summary,
       key: r.doc.auth,
-      metered: r.metered,
+      // Metered means it counts against the caller's budget: the usage read-out is checked but spends nothing.
+      metered: r.metered && !r.noSpend,
     })),
   });
   openapi.handler = staticJson(buildOpenApi(all));
