@@ -10,10 +10,10 @@ import { buildApp } from "@permits/gateway/app";
 import { readGatewayConfig } from "@permits/gateway/config";
 import { wireServices } from "@permits/gateway/wiring";
 
-/** Runs `use({ app, clients })` against a fresh embedded gateway, then closes it. */
-export async function withEmbeddedGateway(use) {
+/** Runs `use({ app, clients })` against a fresh embedded gateway, then closes it; `extraEnv` adds to the fixed environment. */
+export async function withEmbeddedGateway(use, extraEnv = {}) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-gen-"));
-  const env = { LOG_LEVEL: "silent", STATE_DIR: stateDir };
+  const env = { LOG_LEVEL: "silent", STATE_DIR: stateDir, ...extraEnv };
   const config = readGatewayConfig(env);
   const logger = createLogger("gateway", { level: "silent" });
   const wiring = await wireServices(config, { env, logger, clock: systemClock });

@@ -5,10 +5,13 @@
 // sandbox key (the Pro-only batch with a Pro key), so no answer is written by hand. `--check`
 // (npm run check:examples, in npm test) writes nothing and fails when the committed answers differ
 // from fresh ones in anything but the request id, the time of the answer and when a window resets.
+// The answers are evaluated at the stormwater dataset's own date (its asOf), as npm test's data
+// report is, so a permit expiring after its facts were read changes no example until the data does.
 // Reads the built gateway (npm run build).
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
+import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
 import { withEmbeddedGateway } from "./embedded-gateway.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -67,7 +70,7 @@ async function freshExamples() {
       }
     }
     return Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));
-  });
+  }, { EVALUATION_DATE: loadStormwater().asOf });
 }
 
 const fresh = await freshExamples();
