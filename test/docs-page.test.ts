@@ -155,4 +155,32 @@ describe.skipIf(!inject("prerequisites").chromium)("GET /docs in chromium", () =
     expect(offHost).toEqual([]);
     expect(problems).toEqual([]);
   }, 30_000);
+
+  it("presses Test Request on the stormwater determination: the example is sent with the sandbox key and answered 200", async () => {
+    browser ??= await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${base}/docs`, { waitUntil: "networkidle0", timeout: 15_000 });
+    const text = await page.evaluate(() => document.body.innerText);
+    // The body is described once; the sandbox key is on the page before anything is pressed.
+    expect(text.split("One of acres or disturbedAcres is required; acres is read first.").length - 1).toBe(1);
+    expect(text).toContain("Try it now with the public sandbox key svc_sandbox_public");
+
+    const pressButton = async (label: RegExp) => {
+      await page.waitForFunction((src: string) => [...document.querySelectorAll("button")].some((b) => new RegExp(src).test(b.textContent!.trim())), { timeout: 10_000 }, label.source);
+      await page.evaluate((src: string) => [...document.querySelectorAll("button")].find((b) => new RegExp(src).test(b.textContent!.trim()))!.click(), label.source);
+    };
+    await pressButton(/^Test Request\(post \/api\/v1\/determine\)$/);
+    const sent = page.waitForRequest((r) => r.url() === `${base}/api/v1/determine` && r.method() === "POST", { timeout: 10_000 });
+    const answered = page.waitForResponse((r) => r.url() === `${base}/api/v1/determine` && r.request().method() === "POST", { timeout: 10_000 });
+    await pressButton(/^Send/);
+    const request = await sent;
+    expect(JSON.parse(request.postData()!)).toEqual({ state: "NM", activity: "construction", acres: 3 });
+    expect(request.headers().authorization).toBe("Bearer svc_sandbox_public");
+    const response = await answered;
+    expect(response.status()).toBe(200);
+    const body = await response.json();
+    expect(body.data).toMatchObject({ coverage: "required", permit: { id: "cgp-2022" }, input: { state: "NM", disturbedAcres: 3 } });
+    expect(body.attribution).toBeTruthy(); // answered as the sandbox key, never billed
+  }, 30_000);
 });

@@ -116,7 +116,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const allRoutes = [...routes, ...metaRoutes(deps, routes)];
   app.register(accessControl, deps);
   serveMetrics(app, metrics);
-  app.register(docsPage);
+  app.register(docsPage, { sandboxKey: config.SANDBOX_KEY });
   registerRoutes(app, allRoutes);
   app.register(mcpTransport, { deps, routes });
   if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });

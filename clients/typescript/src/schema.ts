@@ -1508,8 +1508,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description One of acres or disturbedAcres is required; acres is read first. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "NM",
+                 *       "activity": "construction",
+                 *       "acres": 3
+                 *     }
+                 */
                 "application/json": {
                     /** @description Two-letter state, territory or DC code. */
                     state: string;
@@ -1756,11 +1764,20 @@ export interface operations {
     getRequirements: {
         parameters: {
             query: {
-                /** @description Two-letter state, territory or DC code. */
+                /**
+                 * @description Two-letter state, territory or DC code.
+                 * @example NM
+                 */
                 state: string;
-                /** @description construction or industrial; no default, the two are governed by different permits. */
+                /**
+                 * @description construction or industrial; no default, the two are governed by different permits.
+                 * @example construction
+                 */
                 activity: "construction" | "industrial";
-                /** @description Alias of disturbedAcres, read first. */
+                /**
+                 * @description Alias of disturbedAcres, read first.
+                 * @example 3
+                 */
                 acres?: number;
                 /** @description Total acres disturbed over the project's life; the 1-acre threshold is measured on it. */
                 disturbedAcres?: number;
@@ -2083,7 +2100,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Two-letter state, territory or DC code. */
+                /**
+                 * @description Two-letter state, territory or DC code.
+                 * @example NM
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2232,12 +2252,18 @@ export interface operations {
     getCredentialsByCode: {
         parameters: {
             query?: {
-                /** @description Site acres, to tell whether a threshold gate applies. */
+                /**
+                 * @description Site acres, to tell whether a threshold gate applies.
+                 * @example 3
+                 */
                 acres?: number;
             };
             header?: never;
             path: {
-                /** @description Two-letter state, territory or DC code. */
+                /**
+                 * @description Two-letter state, territory or DC code.
+                 * @example NM
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2392,6 +2418,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "CA",
+                 *       "district": "SPK",
+                 *       "activity": "residential-development",
+                 *       "aquaticResourceType": "wetland",
+                 *       "permanentImpactAcres": 0.3
+                 *     }
+                 */
                 "application/json": {
                     /** @description Two-letter state or territory code. */
                     state: string;
@@ -2632,6 +2667,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "projects": [
+                 *         {
+                 *           "state": "CA",
+                 *           "district": "SPK",
+                 *           "activity": "residential-development",
+                 *           "aquaticResourceType": "wetland",
+                 *           "permanentImpactAcres": 0.3
+                 *         },
+                 *         {
+                 *           "state": "CA",
+                 *           "district": "SPK",
+                 *           "activity": "residential-development",
+                 *           "aquaticResourceType": "wetland",
+                 *           "permanentImpactAcres": 2
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The projects to determine, each an NWP determination request; at most 100. Each is validated and decided independently, and results keep this order. */
                     projects: {
@@ -3046,7 +3101,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description NWP number; 26, 47 and 56 are reserved (404 with the valid set). */
+                /**
+                 * @description NWP number; 26, 47 and 56 are reserved (404 with the valid set).
+                 * @example 29
+                 */
                 number: number;
             };
             cookie?: never;
@@ -3394,7 +3452,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Corps district code. */
+                /**
+                 * @description Corps district code.
+                 * @example SPK
+                 */
                 code: string;
             };
             cookie?: never;
@@ -3567,7 +3628,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Two-letter state, territory or DC code. */
+                /**
+                 * @description Two-letter state, territory or DC code.
+                 * @example CA
+                 */
                 code: string;
             };
             cookie?: never;
@@ -4097,6 +4161,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subscriptionId": "sub_example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The payment-provider subscription id from the receipt (sub_…). */
                     subscriptionId: string;
@@ -4373,7 +4442,10 @@ export interface operations {
     getChanges: {
         parameters: {
             query: {
-                /** @description A dataset version: the datasetVersion a stored stormwater answer carries, or either dataset's datasetVersion from GET /api/v1/coverage. The answer lists every change after it; the current version gives an empty list. */
+                /**
+                 * @description A dataset version: the datasetVersion a stored stormwater answer carries, or either dataset's datasetVersion from GET /api/v1/coverage. The answer lists every change after it; the current version gives an empty list.
+                 * @example 2026-11-21.6f9a490f97
+                 */
                 since: string;
             };
             header?: never;

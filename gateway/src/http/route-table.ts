@@ -22,6 +22,12 @@ export interface RouteDoc {
   errors: string[];
   /** Key requirement as a caller reads it. */
   auth: "optional" | "required" | "pro" | "none";
+  /**
+   * A request that works, shown in the OpenAPI document and sent by /docs' "Test Request". Its
+   * answer is never written here: scripts/generate-examples.mjs sends it to the engines and
+   * records what they answer in gateway/openapi/response-examples.json.
+   */
+  example?: { params?: Record<string, string | number>; query?: Record<string, string | number>; body?: unknown };
 }
 
 export interface RouteSpec {

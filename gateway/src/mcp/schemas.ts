@@ -30,7 +30,8 @@ export function inputSchemaOf(route: RouteSpec): Schema {
 
 /** Output schemas of every route, keyed by "METHOD url", each with only the `$defs` it reaches. */
 export function outputSchemas(routes: RouteSpec[]): Map<string, Schema> {
-  const openapi = buildOpenApi(routes) as { components: { schemas: Record<string, Schema> } };
+  // Only the schemas are read here; the sandbox key appears in descriptions alone.
+  const openapi = buildOpenApi(routes, "") as { components: { schemas: Record<string, Schema> } };
   const defs = openapi.components.schemas;
   const out = new Map<string, Schema>();
   for (const r of routes) {

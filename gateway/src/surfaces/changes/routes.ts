@@ -41,6 +41,7 @@ export function changesRoutes(deps: AppDeps): RouteSpec[] {
         description:
           "Every fact added, changed or removed after the dataset version `since`, with its value, basis, confidence, source and checkedOn date before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit and ruleset (nwp). Derived from the released versions of the data, not written by hand. A stored answer about a jurisdiction or permit in a group should be recomputed. An unknown version is invalid_request with every known version in details.known_values. Unmetered.",
         query: { since: { description: CHANGES_QUERY.since.description, required: true, schema: { type: "string" } } },
+        example: { query: { since: "2026-11-21.6f9a490f97" } },
         success: { status: 200, description: "The changes after that version.", schema: stormwaterSchemas.envelope("FactChanges") },
         errors: ["invalid_request", "internal"],
         auth: "none",

@@ -63,13 +63,18 @@ async function scalarBundle(): Promise<Buffer> {
 /** Read once per process: every app built in it (tests build many) serves the same bytes. */
 let bundleOnce: Promise<Buffer> | undefined;
 
-export async function docsPage(app: FastifyInstance): Promise<void> {
+/** "Test Request" sends the public sandbox key, filled in (a newcomer can replace it with their own). */
+export function docsAuthentication(sandboxKey: string) {
+  return { preferredSecurityScheme: "bearer", securitySchemes: { bearer: { token: sandboxKey }, apiKey: { value: sandboxKey } } };
+}
+
+export async function docsPage(app: FastifyInstance, opts: { sandboxKey: string }): Promise<void> {
   const bundle = await (bundleOnce ??= scalarBundle());
   // The bundle's URL carries a digest of its bytes, so it can be cached for good and a new
   // version is a new URL.
   const version = createHash("sha256").update(bundle).digest("base64url").slice(0, 27);
   const html = renderApiReference({
-    config: { _integration: "fastify", ...DOCS_CONFIGURATION },
+    config: { _integration: "fastify", ...DOCS_CONFIGURATION, authentication: docsAuthentication(opts.sandboxKey) },
     cdn: `${DOCS_SCRIPT_PATH}?v=${version}`,
     pageTitle: "API reference - Permit Determination API",
   });

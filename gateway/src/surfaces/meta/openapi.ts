@@ -12,6 +12,7 @@ import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 import type { FieldTable } from "../../http/fields.js";
 import { SITE_FIELDS } from "../stormwater/site-input.js";
 import { PROJECT_FIELDS } from "../nwp/project-input.js";
+import { parameterExample, requestExample, responseExample } from "./openapi-examples.js";
 
 /** The echoed input of an answer means what the request field of the same name means. */
 function describeEcho(schema: Record<string, unknown> | undefined, table: FieldTable): void {
@@ -86,7 +87,16 @@ const errorEnvelopes = {
   },
 };
 
-export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
+/**
+ * The body's description is said once, on the request body: a reference page renders a schema's
+ * description again inside each of its anyOf alternatives.
+ */
+function requestBodyOf(r: RouteSpec, body: Record<string, unknown>): Record<string, unknown> {
+  const { description, ...schema } = body;
+  return { required: true, ...(typeof description === "string" ? { description } : {}), content: { "application/json": { schema, ...requestExample(r) } } };
+}
+
+export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<string, unknown> {
   const schemas: Record<string, Record<string, unknown>> = {};
   const sw: DescMessage[] = [StormwaterDetermination, RequirementsResultSchema, JurisdictionSchema, CredentialResultSchema];
   const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
@@ -139,8 +149,8 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
   for (const r of routes) {
     const path = r.url.replace(/:(\w+)/g, "{$1}");
     const parameters = [
-      ...Object.entries(r.doc.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: p.schema })),
-      ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema })),
+      ...Object.entries(r.doc.params ?? {}).map(([name, p]) => ({ name, in: "path", required: true, description: p.description, schema: p.schema, ...parameterExample(r, "params", name) })),
+      ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema, ...parameterExample(r, "query", name) })),
       ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
     ];
     // A route that takes document 2 keys too answers them in document 2's vocabulary.
@@ -148,10 +158,11 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       ? { anyOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
     const errorBody = { "application/json": { schema: errorSchema } };
+    const operationId = operationIdOf(r);
     const byStatus: Record<string, unknown> = {
       [String(r.doc.success.status)]: {
         description: r.doc.success.description,
-        content: { "application/json": { schema: r.doc.success.schema }, ...(r.doc.html ? { "text/html": { schema: { type: "string" } } } : {}) },
+        content: { "application/json": { schema: r.doc.success.schema, ...responseExample(operationId, r.doc.success.status) }, ...(r.doc.html ? { "text/html": { schema: { type: "string" } } } : {}) },
       },
     };
     for (const code of r.doc.errors) {
@@ -181,7 +192,6 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
     }
-    const operationId = operationIdOf(r);
     if (operationIds.has(operationId)) throw new Error(`duplicate OpenAPI operationId ${operationId} (${r.method} ${r.url}): give the route doc.operationId`);
     operationIds.add(operationId);
     paths[path] ??= {};
@@ -191,7 +201,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       ...(r.doc.description ? { description: r.doc.description } : {}),
       tags: [r.surface === "nwp" ? "Section 404 (document 2)" : r.metered ? "Stormwater (document 1)" : "Discovery"],
       ...(parameters.length ? { parameters } : {}),
-      ...(r.doc.body ? { requestBody: { required: true, content: { "application/json": { schema: r.doc.body } } } } : {}),
+      ...(r.doc.body ? { requestBody: requestBodyOf(r, r.doc.body) } : {}),
       responses: byStatus,
       security: r.doc.auth === "none" || r.doc.auth === "optional" ? [{}, { bearer: [] }, { apiKey: [] }] : [{ bearer: [] }, { apiKey: [] }],
       "x-metered": r.metered && !r.noSpend,
@@ -205,7 +215,7 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       title: "Permit Determination API",
       version: "1.0.0",
       description:
-        "Which US stormwater permit governs a site and what it requires (document 1), and whether a wetland or waterway impact fits a Section 404 nationwide permit (document 2). Every answer cites its source; a value marked unverified must be shown as Unverified.",
+        `Which US stormwater permit governs a site and what it requires (document 1), and whether a wetland or waterway impact fits a Section 404 nationwide permit (document 2). Every answer cites its source; a value marked unverified must be shown as Unverified.\n\nTry it now with the public sandbox key \`${sandboxKey}\` (no signup; send it as \`Authorization: Bearer ${sandboxKey}\` or \`X-API-Key: ${sandboxKey}\`). Plans and limits: [/pricing](/pricing).`,
     },
     servers: [{ url: "/" }],
     paths,
@@ -214,8 +224,8 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       responses,
       headers: HEADERS,
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <key>" },
-        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        bearer: { type: "http", scheme: "bearer", description: `Authorization: Bearer <key>. Try it with the public sandbox key ${sandboxKey}: no signup, works on both documents.` },
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: `X-API-Key: <key>. Try it with the public sandbox key ${sandboxKey}: no signup, works on both documents.` },
       },
     },
   };

@@ -19,7 +19,7 @@ function planRow(plan: Plan): string {
   return `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`;
 }
 
-export function pricingHtml(pricing: typeof PRICING = PRICING): string {
+export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICING): string {
   const sections = pricing.surfaces.map((s) => {
     const title = s.surface === "stormwater" ? "Stormwater permits (document 1)" : "Section 404 nationwide permits (document 2)";
     return `<section><h2>${esc(title)}</h2><p>Key: ${esc(s.keyHeader)}</p>
@@ -33,6 +33,7 @@ export function pricingHtml(pricing: typeof PRICING = PRICING): string {
 </head><body>
 <h1>Pricing</h1>
 <p>${esc(pricing.note)}</p>
+<p>Try it now with the public sandbox key <code>${esc(sandboxKey)}</code>: no signup, works on both documents. Send it as <code>Authorization: Bearer ${esc(sandboxKey)}</code> or <code>X-API-Key: ${esc(sandboxKey)}</code>.</p>
 ${sections.join("\n")}
 <h2>How to get a key</h2>
 <ul>${pricing.howToGetAKey.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>
@@ -42,8 +43,8 @@ ${sections.join("\n")}
 }
 
 /** HTML unless the caller prefers JSON; `Vary: Accept` so caches keep the two apart. */
-export function pricingPage(): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const html = staticBody(pricingHtml(), "text/html; charset=utf-8");
+export function pricingPage(sandboxKey: string): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const html = staticBody(pricingHtml(sandboxKey), "text/html; charset=utf-8");
   const json = staticEnvelope(PRICING);
   return async (req, reply) => {
     reply.header("vary", "Accept");

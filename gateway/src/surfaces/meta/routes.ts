@@ -8,7 +8,8 @@ import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
 import { DOCS_PATH } from "./docs-page.js";
 
-export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
+export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
+  const sandboxKey = deps.config.SANDBOX_KEY;
   const meta = (url: string, summary: string, handler: RouteSpec["handler"]): RouteSpec => ({
     method: "GET",
     url,
@@ -20,7 +21,7 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
   const index = meta("/api/v1", "Discovery index of every endpoint of both surfaces", async () => undefined);
   const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
   const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(PRICING));
-  const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage());
+  const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage(sandboxKey));
   page.doc.operationId = "getPricingPage";
   page.doc.html = true;
   const all = [...apiRoutes, index, openapi, pricing, page];
@@ -31,6 +32,8 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
     // The reference page rendered from it (docs-page.ts): a page, not an endpoint, so not listed below.
     docs: DOCS_PATH,
     pricing: "/api/v1/pricing",
+    // What a newcomer needs to send a first request.
+    sandboxKey: { key: sandboxKey, send: `Authorization: Bearer ${sandboxKey} or X-API-Key: ${sandboxKey}`, note: "The public sandbox key: no signup, works on both documents, limited per calling IP (see pricing)." },
     mcp: { url: "/mcp", transport: "streamable-http", note: "The same capabilities as tools for AI agents, under the same keys and tiers." },
     endpoints: all.map((r) => ({
       method: r.method,
@@ -42,6 +45,6 @@ export function metaRoutes(_deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] 
       metered: r.metered && !r.noSpend,
     })),
   });
-  openapi.handler = staticJson(buildOpenApi(all));
+  openapi.handler = staticJson(buildOpenApi(all, sandboxKey));
   return [index, openapi, pricing, page];
 }

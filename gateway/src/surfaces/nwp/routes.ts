@@ -31,6 +31,8 @@ const envelope = (data: Record<string, unknown>) => ({
 });
 const ERRORS = ["missing_api_key", "invalid_api_key", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error"];
 const projectSchema = fieldTableSchema(PROJECT_FIELDS, PROJECT_REQUIRED);
+/** The project the examples of /api/openapi send (and /docs' "Test Request"). */
+const EXAMPLE_PROJECT = { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 };
 
 export function parseProject(input: unknown) {
   return parseFields(PROJECT_FIELDS, input, "json");
@@ -40,12 +42,12 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
   const { nwp } = deps.clients;
   const surface = "nwp" as const;
   const noQuery = (req: FastifyRequest) => parseFields({}, req.query, "query");
-  const lookup = (url: string, summary: string, data: Record<string, unknown>, params: RouteSpec["doc"]["params"], handler: RouteSpec["handler"], errors: string[] = []): RouteSpec => ({
+  const lookup = (url: string, summary: string, data: Record<string, unknown>, params: RouteSpec["doc"]["params"], handler: RouteSpec["handler"], errors: string[] = [], example?: RouteSpec["doc"]["example"]): RouteSpec => ({
     method: "GET",
     url,
     surface,
     metered: true,
-    doc: { summary, params, success: { status: 200, description: summary, schema: envelope(data) }, errors: [...errors, ...ERRORS], auth: "required" },
+    doc: { summary, params, success: { status: 200, description: summary, schema: envelope(data) }, errors: [...errors, ...ERRORS], auth: "required", example },
     handler,
   });
 
@@ -60,6 +62,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         description: "Screens one impact against the nationwide permits mapped to its activity. Unknown district, activity, state or resource type: 422 with every valid value.",
         body: projectSchema,
         success: { status: 200, description: "The determination.", schema: envelope(ref("NwpDetermination")) },
+        example: { body: EXAMPLE_PROJECT },
         errors: ["invalid_request", "malformed_json", "payload_too_large", ...ERRORS],
         auth: "required",
       },
@@ -82,6 +85,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         body: { type: "object", additionalProperties: false, required: ["projects"], properties: { projects: { type: "array", maxItems: MAX_BATCH, items: projectSchema } } },
         success: { status: 200, description: "One item per project, in input order.", schema: { type: "object", properties: { data: { type: "array", items: ref("NwpBatchItem"), description: "One item per project, in input order." }, meta: { ...ref("NwpMeta"), description: "The ruleset, when the answer was generated, the request id, and the batch's count, succeeded and failed." } } } },
         errors: ["invalid_request", "malformed_json", "payload_too_large", "upgrade_required", "batch_too_large", ...ERRORS],
+        example: { body: { projects: [EXAMPLE_PROJECT, { ...EXAMPLE_PROJECT, permanentImpactAcres: 2 }] } },
         auth: "pro",
       },
       handler: async (req) => {
@@ -115,7 +119,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
       noQuery(req);
       const res = await nwp.getPermit({ number: permitNumber((req.params as { number: string }).number) });
       return nwpEnvelope(req, deps.clock, toPublicJson(PermitSchema, res.permit, "kebab"), res.ruleset);
-    }, ["invalid_request", "not_found"]),
+    }, ["invalid_request", "not_found"], { params: { number: 29 } }),
     lookup("/api/v1/district", "All 38 Corps districts", { type: "object", properties: { count: { type: "integer" }, districts: { type: "array", items: ref("NwpDistrict") } } }, undefined, async (req) => {
       noQuery(req);
       const res = await nwp.listDistricts({});
@@ -125,12 +129,12 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
       noQuery(req);
       const res = await nwp.getDistrict({ code: (req.params as { code: string }).code });
       return nwpEnvelope(req, deps.clock, toPublicJson(DistrictSchema, res.district, "kebab"), res.ruleset);
-    }, ["not_found"]),
+    }, ["not_found"], { params: { code: "SPK" } }),
     lookup("/api/v1/state/:code/401", "Section 401 record of a state or territory", ref("NwpStateCertification"), { code: { description: "Two-letter state, territory or DC code.", schema: { type: "string" } } }, async (req) => {
       noQuery(req);
       const res = await nwp.getStateCertification({ code: (req.params as { code: string }).code });
       return nwpEnvelope(req, deps.clock, toPublicJson(StateCertificationSchema, res.certification, "kebab"), res.ruleset);
-    }, ["not_found"]),
+    }, ["not_found"], { params: { code: "CA" } }),
     lookup("/api/v1/activity", "Activity identifiers and the permits each is screened against", { type: "object", properties: { count: { type: "integer" }, activities: { type: "array", items: ref("NwpActivity") } } }, undefined, async (req) => {
       noQuery(req);
       const res = await nwp.listActivities({});
