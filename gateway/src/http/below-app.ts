@@ -6,6 +6,7 @@ import { STATUS_CODES } from "node:http";
 import type { IncomingMessage } from "node:http";
 import type { Server, Socket } from "node:net";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import fp from "fastify-plugin";
 import { Problem, type Surface } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
 
@@ -78,7 +79,7 @@ function endAfterDraining(socket: Socket, answer: string): void {
  * rest of the body is read and dropped, up to the drain bound, so the client is not reset while
  * it still sends; past the bound the connection closes after the answer.
  */
-export function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction): void {
+function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction): void {
   const raw = req.raw;
   const declaresBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
   if (!declaresBody || raw.complete || raw.readableEnded || raw.destroyed) return done();
@@ -130,7 +131,7 @@ export function frameworkErrors(surfaceOf: () => SurfaceOfPath, send: (req: Fast
  * address (0: no cap, for a gateway behind a proxy whose address all connections share). A
  * connection over the cap is closed at once, before any byte is read.
  */
-export function limitConnections(server: Server, total: number, perAddress: number): void {
+function limitConnections(server: Server, total: number, perAddress: number): void {
   server.maxConnections = total;
   if (perAddress === 0) return;
   const open = new Map<string, number>();
@@ -149,3 +150,17 @@ export function limitConnections(server: Server, total: number, perAddress: numb
     });
   });
 }
+
+/** The connection caps of `limitConnections`, on the app's server. */
+export const connectionLimits = fp<{ total: number; perAddress: number }>(
+  async (app, { total, perAddress }) => limitConnections(app.server as Server, total, perAddress),
+  { name: "connection-limits" },
+);
+
+/** `drainUnreadBody` on every answer (a callback hook: nothing waits when there is no body). */
+export const unreadBodies = fp(
+  async (app) => {
+    app.addHook("onSend", drainUnreadBody);
+  },
+  { name: "unread-bodies" },
+);

@@ -35,7 +35,6 @@ export function changesRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/changes",
       surface: "stormwater",
-      metered: false,
       doc: {
         summary: "What changed in the data after a dataset version",
         description:

@@ -29,7 +29,6 @@ export function coverageRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/coverage",
       surface: "stormwater",
-      metered: false,
       doc: {
         summary: "What the datasets hold, and on which basis",
         description:

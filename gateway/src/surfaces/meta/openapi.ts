@@ -7,7 +7,7 @@ import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDeterminatio
 import { FactChangesSchema } from "@permits/proto/common/v1/common";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
-import type { RouteSpec } from "../../http/route-table.js";
+import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 import type { FieldTable } from "../../http/fields.js";
 import { SITE_FIELDS } from "../stormwater/site-input.js";
@@ -154,7 +154,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
     ];
     // A route that takes document 2 keys too answers them in document 2's vocabulary.
-    const errorSchema = r.legacyKeys
+    const errorSchema = r.access?.legacyKeys
       ? { anyOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
     const errorBody = { "application/json": { schema: errorSchema } };
@@ -184,10 +184,10 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       byStatus["415"] ??= { description: "invalid_request: the body is not application/json", content: errorBody };
     }
     // Static documents carry an ETag: a matching If-None-Match gets an empty 304.
-    if (!r.metered && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
-    if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
+    if (!isMetered(r) && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
+    if (r.access?.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
     // Every metered route depends on the key store and an engine; an outage is a retryable 503.
-    if (r.metered) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
+    if (isMetered(r)) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
     for (const [status, response] of Object.entries(byStatus)) {
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
@@ -199,12 +199,12 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       operationId,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
-      tags: [r.surface === "nwp" ? "Section 404 (document 2)" : r.metered ? "Stormwater (document 1)" : "Discovery"],
+      tags: [r.surface === "nwp" ? "Section 404 (document 2)" : isMetered(r) ? "Stormwater (document 1)" : "Discovery"],
       ...(parameters.length ? { parameters } : {}),
       ...(r.doc.body ? { requestBody: requestBodyOf(r, r.doc.body) } : {}),
       responses: byStatus,
       security: r.doc.auth === "none" || r.doc.auth === "optional" ? [{}, { bearer: [] }, { apiKey: [] }] : [{ bearer: [] }, { apiKey: [] }],
-      "x-metered": r.metered && !r.noSpend,
+      "x-metered": spends(r),
       ...(r.doc.auth === "pro" ? { "x-tier-required": "pro" } : {}),
     };
   }

@@ -1,7 +1,7 @@
 // Static discovery documents: the endpoint index, OpenAPI and pricing (data and page). Unmetered,
 // cacheable; the index and pricing data in document 1's envelope, OpenAPI bare.
 import type { AppDeps } from "../../deps.js";
-import type { RouteSpec } from "../../http/route-table.js";
+import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { buildOpenApi } from "./openapi.js";
 import { PRICING } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
@@ -14,7 +14,6 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
     method: "GET",
     url,
     surface: "stormwater",
-    metered: false,
     doc: { summary, success: { status: 200, description: summary, schema: { type: "object" } }, errors: [], auth: "none" },
     handler,
   });
@@ -38,11 +37,11 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
     endpoints: all.map((r) => ({
       method: r.method,
       path: r.url.replace(/:(\w+)/g, "{$1}"),
-      surface: r.surface === "nwp" ? "nwp (document 2)" : r.metered ? "stormwater (document 1)" : "discovery",
+      surface: r.surface === "nwp" ? "nwp (document 2)" : isMetered(r) ? "stormwater (document 1)" : "discovery",
       summary: r.doc.summary,
       key: r.doc.auth,
       // Metered means it counts against the caller's budget: the usage read-out is checked but spends nothing.
-      metered: r.metered && !r.noSpend,
+      metered: spends(r),
     })),
   });
   openapi.handler = staticJson(buildOpenApi(all, sandboxKey));
