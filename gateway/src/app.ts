@@ -1,7 +1,6 @@
 // The Fastify gateway: shared HTTP plumbing, then one plugin per surface. It holds no domain
 // logic: it parses public JSON, calls the services and writes each surface's envelope.
 import fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import type { Server } from "node:net";
 import cors from "@fastify/cors";
 import type { AppDeps } from "./deps.js";
 import { Problem, toProblem, type Surface } from "./http/problems.js";
@@ -18,7 +17,8 @@ import { changesRoutes } from "./surfaces/changes/routes.js";
 import { mcpTransport } from "./mcp/plugin.js";
 import { Registry } from "prom-client";
 import { gatewayInstruments, serveMetrics } from "./http/metrics.js";
-import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
+import { clientErrorHandler, drainUnreadBody, frameworkErrors, type SurfaceOfPath } from "./http/below-app.js";
+import { answerServerEdges, limitConnections } from "./http/socket-edges.js";
 import { internalRpc } from "./rpc/plugin.js";
 import { docsPage } from "./surfaces/meta/docs-page.js";
 
@@ -57,7 +57,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     // Limits for slow and abusive clients (README, Configuration); Node checks the head and
     // request timeouts every second rather than its default 30.
-    http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // A request without Host reaches the app, which answers it in the contract (Node's own 400 is bare).
+    http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000, requireHostHeader: false },
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler(() => surfaceOfPath),
@@ -85,16 +86,22 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   // Loaded only when on (its instrumentation library takes ~0.2 s to load).
   if (deps.tracing) await (await import("./http/tracing.js")).traceRequests(app);
 
-  limitConnections(app.server as Server, config.MAX_CONNECTIONS, config.MAX_CONNECTIONS_PER_ADDRESS);
+  const connections = limitConnections(app.server, config.MAX_CONNECTIONS, config.MAX_CONNECTIONS_PER_ADDRESS, () => surfaceOfPath);
+  answerServerEdges(app.server, () => surfaceOfPath);
 
   // Before CORS: its preflight answers come from its own hook, and carry a request id too.
   let draining = false;
   app.addHook("preClose", (done) => {
     draining = true;
-    done();
+    // Requests already on their way over kept-alive connections get the 503 below, not a closed socket.
+    void connections.drain(config.KEEP_ALIVE_TIMEOUT_MS).then(() => done());
   });
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
+    if (req.raw.httpVersionMajor === 1 && req.raw.httpVersionMinor === 1 && req.headers.host === undefined) {
+      reply.header("access-control-allow-origin", "*");
+      return void sendProblem(req, reply, new Problem("invalid_request", "The request has no Host header, which HTTP/1.1 requires."), surfaceOfPath(req.url));
+    }
     if (!draining) return done();
     // Shutting down: in-flight requests finish; new ones are told to retry elsewhere.
     reply.header("connection", "close");
@@ -130,13 +137,12 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
 
   const endpoints = allRoutes.map((r) => `${r.method} ${r.url}`);
   surfaceOfPath = unknownPathSurface(allRoutes);
-  app.setNotFoundHandler(async (req, reply) => {
-    const p = new Problem("not_found", `No endpoint at ${req.method} ${req.url.split("?")[0]}.`, {
+  const notFound = (req: FastifyRequest) =>
+    new Problem("not_found", `No endpoint at ${req.method} ${req.url.split("?")[0]}.`, {
       details: { endpoints },
       knownValues: { endpoint: endpoints },
     });
-    return sendProblem(req, reply, p, surfaceOfPath(req.url));
-  });
+  app.setNotFoundHandler(async (req, reply) => sendProblem(req, reply, notFound(req), surfaceOfPath(req.url)));
 
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     const surface = req.surface ?? req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
@@ -145,6 +151,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
       req.log.debug({ code: err.code }, "client went away");
       return sendProblem(req, reply, new Problem("invalid_request", "The request was not completed by the client."), surface);
     }
+    // Fastify checks a body-bearing method's Content-Type before routing's 404 answer runs.
+    if (req.is404) return sendProblem(req, reply, notFound(req), surface);
     return sendProblem(req, reply, problemOf(err, config.BODY_LIMIT_BYTES), surface, err);
   });
 
@@ -165,8 +173,11 @@ function problemOf(err: FastifyError, bodyLimit: number): Problem {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new Problem("payload_too_large", `The request body exceeds the limit of ${bodyLimit} bytes.`, { details: { limit_bytes: bodyLimit } });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_ROUTE_MISSING_CONTENT_TYPE":
       return new Problem("unsupported_media_type", "Send the request body as application/json.");
   }
+  // Any other refusal of Fastify's own is the client's: a 400 in plain words, never an internal error.
+  if (!(err instanceof Problem) && typeof err.code === "string" && err.code.startsWith("FST_") && (err.statusCode ?? 500) < 500) return new Problem("invalid_request", "The request could not be read.");
   return toProblem(err);
 }
 

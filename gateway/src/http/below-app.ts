@@ -2,12 +2,12 @@
 // refuses (Fastify's clientErrorHandler), URLs Fastify cannot decode (frameworkErrors), and
 // requests that arrive while the gateway drains. Each carries a request id and the error
 // vocabulary of the surface its path names (document 1's when it cannot be read).
-import { STATUS_CODES } from "node:http";
 import type { IncomingMessage } from "node:http";
-import type { Server, Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { Problem, type Surface } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
+import { answerAfterInFlight, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, endAfterDraining, rawAnswer } from "./socket-edges.js";
 
 /** The surface whose vocabulary a path's answer takes (from the route table, once built). */
 export type SurfaceOfPath = (url: string) => Surface;
@@ -37,40 +37,9 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
       : new Problem("invalid_request", "The request could not be parsed as HTTP/1.1 (a malformed request line, header or length).");
     const surface = surfaceOf()(pathOfRawRequest(err.rawPacket));
     const id = requestIdFor({ headers: {} } as never);
-    const status = p.status(surface);
-    const body = JSON.stringify(p.body(surface, id));
-    endAfterDraining(
-      socket,
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        "Content-Type: application/json; charset=utf-8\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${id}\r\n` +
-        "Access-Control-Allow-Origin: *\r\n" +
-        "Connection: close\r\n\r\n" +
-        body,
-    );
+    // A request read before the refused bytes (pipelined in one packet) is answered first.
+    answerAfterInFlight(socket, () => endAfterDraining(socket, rawAnswer(p, surface, id)));
   };
-}
-
-/** How much of a refused request is read and dropped so its sender can read the answer. */
-export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-export const DRAIN_TIMEOUT_MS = 5_000;
-
-/**
- * Sends the answer, then reads and drops what the client still sends (up to a bound) before the
- * connection closes: closing with unread bytes makes the kernel reset the connection, and a
- * client still sending its body would lose the answer.
- */
-function endAfterDraining(socket: Socket, answer: string): void {
-  let seen = 0;
-  const timer = setTimeout(() => socket.destroy(), DRAIN_TIMEOUT_MS);
-  timer.unref();
-  socket.on("data", (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > DRAIN_LIMIT_BYTES) socket.destroy();
-  });
-  socket.once("close", () => clearTimeout(timer));
-  socket.end(answer);
 }
 
 /**
@@ -123,29 +92,4 @@ export function frameworkErrors(surfaceOf: () => SurfaceOfPath, send: (req: Fast
       : new Problem("invalid_request", "The request could not be read.");
     return send(req, reply, p, surfaceOf()(req.url));
   };
-}
-
-/**
- * Caps open connections: `total` in all (Node refuses more), and `perAddress` for one client
- * address (0: no cap, for a gateway behind a proxy whose address all connections share). A
- * connection over the cap is closed at once, before any byte is read.
- */
-export function limitConnections(server: Server, total: number, perAddress: number): void {
-  server.maxConnections = total;
-  if (perAddress === 0) return;
-  const open = new Map<string, number>();
-  server.on("connection", (socket: Socket) => {
-    const address = socket.remoteAddress ?? "";
-    const n = (open.get(address) ?? 0) + 1;
-    if (n > perAddress) {
-      socket.destroy();
-      return;
-    }
-    open.set(address, n);
-    socket.once("close", () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left === 0) open.delete(address);
-      else open.set(address, left);
-    });
-  });
 }

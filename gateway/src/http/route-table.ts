@@ -57,6 +57,9 @@ declare module "fastify" {
   }
 }
 
+/** Methods a known path answers with 405 when it does not serve them; others get 404. */
+const GUARDED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "QUERY"];
+
 export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const r of routes) {
     app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering, ipPolicy: r.ipPolicy, noSpend: r.noSpend, legacyKeys: r.legacyKeys }, handler: r.handler });
@@ -71,20 +74,17 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void 
   }
   for (const [url, { surface, methods }] of byUrl) {
     const allow = [...methods].sort();
-    const missing = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.has(m));
+    const missing = GUARDED_METHODS.filter((m) => !methods.has(m));
     if (missing.length === 0) continue;
-    app.route({
-      method: missing,
-      url,
-      config: { surface, metered: false },
-      handler: async () => {
-        throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
-          details: { allow },
-          knownValues: { method: allow },
-          headers: { allow: allow.join(", ") },
-        });
-      },
-    });
+    const refuse = async () => {
+      throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
+        details: { allow },
+        knownValues: { method: allow },
+        headers: { allow: allow.join(", ") },
+      });
+    };
+    // Refused in onRequest, before Fastify reads a body (a QUERY without Content-Type, say).
+    app.route({ method: missing, url, config: { surface, metered: false }, onRequest: refuse, handler: refuse });
   }
 }
 
