@@ -12,17 +12,25 @@ import { answerAfterInFlight, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, endAfterDrain
 /** The surface whose vocabulary a path's answer takes (from the route table, once built). */
 export type SurfaceOfPath = (url: string) => Surface;
 
-/** The path of a raw request line, if one can be read ("GET /api/v1/x HTTP/1.1"). */
-function pathOfRawRequest(raw: unknown): string {
-  const line = Buffer.isBuffer(raw) ? raw.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] : "";
-  const target = line.split(" ")[1] ?? "";
-  return target.startsWith("/") ? target : "/";
+/**
+ * The path of the request the parser refused: the last request line at or before the byte where
+ * it stopped (a packet may hold pipelined requests before it); "/" when none can be read.
+ */
+function pathOfRawRequest(raw: unknown, bytesParsed: number | undefined): string {
+  if (!Buffer.isBuffer(raw)) return "/";
+  const text = raw.subarray(0, 64 * 1024).toString("latin1");
+  let path = "/";
+  for (const m of text.matchAll(/(?:^|\n)[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ \r\n]*)/g)) {
+    if (bytesParsed !== undefined && m.index > bytesParsed) break;
+    path = m[1];
+  }
+  return path;
 }
 
 /** Node's parser refused the request: answer in the contract and close the connection. */
 export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
   // Node's parser error: its code (HPE_*), and the bytes it refused (a Buffer).
-  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+  return (err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: number }, socket: Socket): void => {
     // Node's parser keeps refusing what the client still sends after the answer, one
     // clientError each: the answer is out and the connection drains (endAfterDraining).
     if (socket.writableEnded && !socket.destroyed) return;
@@ -35,7 +43,7 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
       err.code === "HPE_HEADER_OVERFLOW" ? new Problem("headers_too_large", "The request headers are too large.")
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? new Problem("request_timeout", "The request was not received in time.")
       : new Problem("invalid_request", "The request could not be parsed as HTTP/1.1 (a malformed request line, header or length).");
-    const surface = surfaceOf()(pathOfRawRequest(err.rawPacket));
+    const surface = surfaceOf()(pathOfRawRequest(err.rawPacket, err.bytesParsed));
     const id = requestIdFor({ headers: {} } as never);
     // A request read before the refused bytes (pipelined in one packet) is answered first.
     answerAfterInFlight(socket, () => endAfterDraining(socket, rawAnswer(p, surface, id)));

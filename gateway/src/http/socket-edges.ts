@@ -87,7 +87,29 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
       "access-control-allow-origin": "*",
       connection: "close",
     });
-    res.end(body);
+    // The whole answer goes out now (a client waiting before it sends its body reads it); the
+    // connection closes once a body sent anyway is read and dropped, so its sender is not reset.
+    res.write(body);
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      if (!res.writableEnded) res.end();
+    };
+    const timer = setTimeout(finish, DRAIN_TIMEOUT_MS);
+    timer.unref();
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT_BYTES) finish();
+    });
+    req.once("end", finish);
+    req.once("error", finish);
+  });
+
+  // 100 Continue only when this request is the one being answered: Node would otherwise write it
+  // ahead of the answer to a pipelined request before it, out of order.
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    if (res.socket) res.writeContinue();
+    server.emit("request", req, res);
   });
 }
 
