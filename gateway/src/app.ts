@@ -8,7 +8,8 @@ import type { AppDeps } from "./deps.js";
 import { requestIdFor } from "./http/request-id.js";
 import { sendProblem } from "./http/send-problem.js";
 import { routeTable, unknownPathSurface, type RouteSpec } from "./http/route-table.js";
-import { clientErrorHandler, connectionLimits, frameworkErrors, unreadBodies } from "./http/below-app.js";
+import { clientErrorHandler, frameworkErrors, unreadBodies } from "./http/below-app.js";
+import { socketEdges } from "./http/socket-edges.js";
 import { jsonBodies } from "./http/content-type.js";
 import { publicJsonReplies } from "./http/serializer.js";
 import { draining } from "./http/draining.js";
@@ -48,7 +49,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     // Limits for slow and abusive clients (README, Configuration); Node checks the head and
     // request timeouts every second rather than its default 30.
-    http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    // A request without Host reaches the app, which answers it in the contract (socket-edges).
+    http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000, requireHostHeader: false },
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler(() => surfaceOfPath),
@@ -62,8 +64,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   // First of the hooks, so that every hook and route after it runs inside the request's span.
   // Loaded only when on (its instrumentation library takes ~0.2 s to load).
   if (deps.tracing) await (await import("./http/tracing.js")).traceRequests(app);
-  await app.register(connectionLimits, { total: config.MAX_CONNECTIONS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS });
   await app.register(draining, { surfaceOfPath });
+  await app.register(socketEdges, { total: config.MAX_CONNECTIONS, perAddress: config.MAX_CONNECTIONS_PER_ADDRESS, drainMs: config.KEEP_ALIVE_TIMEOUT_MS, surfaceOfPath });
   await app.register(crossOrigin);
   await app.register(unreadBodies);
   await app.register(requestLog);

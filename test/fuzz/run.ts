@@ -88,7 +88,8 @@ export async function fuzz(target: FuzzTarget, opts: { requests: number; seed: n
   const started = Date.now();
 
   const attempt = async (r: FuzzRequest): Promise<string[]> => {
-    const answer = await sendRaw(target.port, serialize(r), { head: r.method === "HEAD" });
+    // A pipelined request's answer is the second on the connection.
+    const answer = await sendRaw(target.port, serialize(r), { head: r.method === "HEAD", skip: r.pipelined ? 1 : 0 });
     sent++;
     const key = isAnswer(answer) ? String(answer.status) : answer.failure;
     statuses[key] = (statuses[key] ?? 0) + 1;

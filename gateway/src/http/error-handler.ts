@@ -15,6 +15,8 @@ export const errorHandler = fp<{ bodyLimit: number; surfaceOfPath: SurfaceOfPath
         req.log.debug({ code: err.code }, "client went away");
         return sendProblem(req, reply, new Problem("invalid_request", "The request was not completed by the client."), surface);
       }
+      // Fastify checks a body-bearing method's Content-Type before the 404 handler runs.
+      if (req.is404) return reply.callNotFound();
       return sendProblem(req, reply, problemOf(err, bodyLimit), surface, err);
     });
   },
@@ -35,7 +37,12 @@ function problemOf(err: FastifyError, bodyLimit: number): Problem {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new Problem("payload_too_large", `The request body exceeds the limit of ${bodyLimit} bytes.`, { details: { limit_bytes: bodyLimit } });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_ROUTE_MISSING_CONTENT_TYPE":
       return new Problem("unsupported_media_type", "Send the request body as application/json.");
+  }
+  // Any other refusal of Fastify's own is the client's: a 400 in plain words, never an internal error.
+  if (!(err instanceof Problem) && typeof err.code === "string" && err.code.startsWith("FST_") && (err.statusCode ?? 500) < 500) {
+    return new Problem("invalid_request", "The request could not be read.");
   }
   return toProblem(err);
 }

@@ -20,6 +20,8 @@ export type ProblemKind =
   | "payload_too_large"
   | "headers_too_large"
   | "request_timeout"
+  | "expectation_failed"
+  | "too_many_connections"
   | "unsupported_media_type"
   | "upgrade_required"
   | "batch_too_large"
@@ -42,6 +44,10 @@ const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; storm
   // Neither document names a code for oversized headers: the generic bad-request code, with 431.
   headers_too_large: { status: 431, stormwater: "invalid_request", nwp: "invalid_request" },
   request_timeout: { status: 408, stormwater: "invalid_request", nwp: "invalid_request" },
+  // An Expect header other than 100-continue (RFC 9110, 10.1.1): neither document names a code.
+  expectation_failed: { status: 417, stormwater: "invalid_request", nwp: "invalid_request" },
+  // One client address holds more open connections than it may: the rate-limit code, with Retry-After.
+  too_many_connections: { status: 429, stormwater: "rate_limited", nwp: "rate_limit_exceeded" },
   unsupported_media_type: { status: 415, stormwater: "invalid_request", nwp: "invalid_request" },
   upgrade_required: { status: 403, stormwater: "upgrade_required", nwp: "upgrade_required" },
   batch_too_large: { status: 400, stormwater: "invalid_request", nwp: "batch_too_large" },

@@ -61,6 +61,9 @@ declare module "fastify" {
 /** The table's routes on the app, with their 405 guards. */
 export const routeTable = fp<{ routes: RouteSpec[] }>(async (app, { routes }) => registerRoutes(app, routes), { name: "route-table" });
 
+/** Methods a known path answers with 405 when it does not serve them; others get 404. */
+const GUARDED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "QUERY"];
+
 function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const r of routes) {
     app.route({ method: r.method, url: r.url, config: { surface: r.surface, access: r.access }, handler: r.handler });
@@ -75,20 +78,17 @@ function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   }
   for (const [url, { surface, methods }] of byUrl) {
     const allow = [...methods].sort();
-    const missing = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.has(m));
+    const missing = GUARDED_METHODS.filter((m) => !methods.has(m));
     if (missing.length === 0) continue;
-    app.route({
-      method: missing,
-      url,
-      config: { surface },
-      handler: async () => {
-        throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
-          details: { allow },
-          knownValues: { method: allow },
-          headers: { allow: allow.join(", ") },
-        });
-      },
-    });
+    const refuse = async () => {
+      throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
+        details: { allow },
+        knownValues: { method: allow },
+        headers: { allow: allow.join(", ") },
+      });
+    };
+    // Refused in onRequest, before Fastify reads a body (a QUERY without Content-Type, say).
+    app.route({ method: missing, url, config: { surface }, onRequest: refuse, handler: refuse });
   }
 }
 

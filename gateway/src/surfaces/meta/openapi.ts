@@ -179,6 +179,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     // handling), so every operation can get them, in its own vocabulary.
     byStatus["400"] ??= { description: "invalid_request: the request is not valid HTTP/1.1, or its URL is not validly percent-encoded", content: errorBody };
     byStatus["431"] ??= { description: "invalid_request: the request headers are too large", content: errorBody };
+    byStatus["417"] ??= { description: "invalid_request: an Expect header other than 100-continue", content: errorBody };
     if (r.doc.body) {
       byStatus["413"] ??= { description: "payload_too_large: the body is over the byte ceiling", content: errorBody };
       byStatus["415"] ??= { description: "invalid_request: the body is not application/json", content: errorBody };
@@ -188,6 +189,9 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     if (r.access?.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
     // Every metered route depends on the key store and an engine; an outage is a retryable 503.
     if (isMetered(r)) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
+    // Answered at the socket: a client address over its connection cap, or a full or draining server.
+    byStatus["429"] ??= { description: `${r.surface === "nwp" ? "rate_limit_exceeded" : "rate_limited"}: the client address holds more open connections than it may; retry after Retry-After`, content: errorBody };
+    byStatus["503"] ??= { description: `${r.surface === "nwp" ? "internal_error" : "internal"}: the server is shutting down or holds as many connections as it can; retry after Retry-After`, content: errorBody };
     for (const [status, response] of Object.entries(byStatus)) {
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
