@@ -70,7 +70,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(unreadBodies);
   await app.register(requestLog);
   // Before any route: a route takes the error handler in place when it is added.
-  await app.register(errorHandler, { bodyLimit: config.BODY_LIMIT_BYTES, surfaceOfPath });
+  await app.register(errorHandler, { bodyLimit: config.BODY_LIMIT_BYTES, surfaceOfPath, routes: allRoutes });
   await app.register(notFound, { routes: allRoutes, surfaceOfPath });
   // Before the routes: its onRoute hook attaches access control to the routes that ask for it.
   await app.register(accessControl, deps);

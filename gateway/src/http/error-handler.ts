@@ -5,9 +5,12 @@ import type { FastifyError } from "fastify";
 import { Problem, toProblem } from "./problems.js";
 import { sendProblem } from "./send-problem.js";
 import type { SurfaceOfPath } from "./below-app.js";
+import { notFoundProblem } from "./not-found.js";
+import type { RouteSpec } from "./route-table.js";
 
-export const errorHandler = fp<{ bodyLimit: number; surfaceOfPath: SurfaceOfPath }>(
-  async (app, { bodyLimit, surfaceOfPath }) => {
+export const errorHandler = fp<{ bodyLimit: number; surfaceOfPath: SurfaceOfPath; routes: RouteSpec[] }>(
+  async (app, { bodyLimit, surfaceOfPath, routes }) => {
+    const notFound = notFoundProblem(routes);
     app.setErrorHandler(async (err: FastifyError, req, reply) => {
       const surface = req.surface ?? req.routeOptions.config?.surface ?? surfaceOfPath(req.url);
       if (clientWentAway(err)) {
@@ -16,7 +19,7 @@ export const errorHandler = fp<{ bodyLimit: number; surfaceOfPath: SurfaceOfPath
         return sendProblem(req, reply, new Problem("invalid_request", "The request was not completed by the client."), surface);
       }
       // Fastify checks a body-bearing method's Content-Type before the 404 handler runs.
-      if (req.is404) return reply.callNotFound();
+      if (req.is404) return sendProblem(req, reply, notFound(req), surface);
       return sendProblem(req, reply, problemOf(err, bodyLimit), surface, err);
     });
   },
