@@ -32,7 +32,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
 };
-/** Variables each role must get here, beyond HOST and PORT (README, Configuration). */
+/** Variables each role must get here, beyond HOST and PORT (docs/configuration.md). */
 const REQUIRED_ENV: Record<Role, string[]> = {
   gateway: ["GATEWAY_TOKEN_FILE", "STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "TRUST_PROXY"],
   stormwater: ["INTERNAL_TOKENS_FILE"],

@@ -55,7 +55,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     // Requests arriving while draining get the surface's 503 (the onRequest hook below).
     return503OnClosing: false,
-    // Limits for slow and abusive clients (README, Configuration); Node checks the head and
+    // Limits for slow and abusive clients (docs/configuration.md); Node checks the head and
     // request timeouts every second rather than its default 30.
     http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     requestTimeout: config.REQUEST_TIMEOUT_MS,
