@@ -89,7 +89,7 @@ describe("a batch answer with shared parts", () => {
   });
 
   it("of the benchmark's batch of 100 is 155,130 protobuf bytes (340,638 with every part in every item)", async () => {
-    // Moves with the dataset: the README quotes these figures.
+    // Moves with the dataset: docs/performance.md quotes these figures.
     const answer = async (shareLists: boolean) => {
       const req = create(DetermineBatchRequestSchema, { projects: batchOf100().projects.map((project: object, index: number) => ({ index, project })), shareLists });
       return (await built.impl.determineBatch(req, {} as never)) as DetermineBatchResponse;

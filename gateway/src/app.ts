@@ -47,7 +47,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: "requestId", disableRequestLogging: true }),
     // Requests arriving while draining get the surface's 503 (the draining plugin).
     return503OnClosing: false,
-    // Limits for slow and abusive clients (README, Configuration); Node checks the head and
+    // Limits for slow and abusive clients (docs/configuration.md); Node checks the head and
     // request timeouts every second rather than its default 30.
     // A request without Host reaches the app, which answers it in the contract (socket-edges).
     http: { maxHeaderSize: config.MAX_HEADER_BYTES, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000, requireHostHeader: false },

@@ -1508,7 +1508,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description One of acres or disturbedAcres is required; acres is read first. */
+        /** @description One of acres or disturbedAcres is required. */
         requestBody: {
             content: {
                 /**
@@ -4632,7 +4632,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The plans of both surfaces as data */
+            /** @description The plans of both surfaces (`surfaces[].plans[]`: limits, bucket, whether billable and purchasable) and the public sandbox key by value (`sandboxKey`: `key`, how to `send` it, a `note`), as the /pricing page shows it. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -16,7 +16,7 @@ export interface StandaloneDefaults {
   heapGrowingPercent?: number;
 }
 
-/** The variables every service reads at start (README, Configuration), with this service's defaults. */
+/** The variables every service reads at start (docs/configuration.md), with this service's defaults. */
 function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defaults: StandaloneDefaults = {}) {
   return readEnv({
     HOST: host({ default: "127.0.0.1" }),

@@ -2,7 +2,7 @@
 // counters (the monthly quota, the keyless tiers' hour and day) are written behind to an LMDB
 // environment in STATE_DIR once per flush interval, and idempotency records live in LMDB itself,
 // each read-modify-write one transaction. A restart therefore keeps every count but those of the
-// last interval before a crash (the README says so); sliding minute windows stay in memory.
+// last interval before a crash (docs/deployment.md says so); sliding minute windows stay in memory.
 //
 // Flushes add each counter's change since the last flush inside one transaction, so two processes
 // sharing a STATE_DIR never overwrite each other's counts (each enforces its own view meanwhile).

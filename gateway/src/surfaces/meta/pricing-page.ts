@@ -2,7 +2,7 @@
 // for browsers and in the JSON envelope for `Accept: application/json`. Rendered once at start.
 import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { PRICING } from "./pricing.js";
+import { PRICING, pricingData } from "./pricing.js";
 import { staticBody, staticEnvelope } from "./static-doc.js";
 
 type Plan = { name: string; purchasable: boolean; key: string; bucket: string; limits: { window: string; limit: number; hardCeiling?: boolean }[]; features?: string[] };
@@ -45,7 +45,7 @@ ${sections.join("\n")}
 /** HTML unless the caller prefers JSON; `Vary: Accept` so caches keep the two apart. */
 export function pricingPage(sandboxKey: string): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const html = staticBody(pricingHtml(sandboxKey), "text/html; charset=utf-8");
-  const json = staticEnvelope(PRICING);
+  const json = staticEnvelope(pricingData(sandboxKey));
   return async (req, reply) => {
     reply.header("vary", "Accept");
     if (accepts(req.raw).type(["html", "json"]) === "json") return json(req, reply);

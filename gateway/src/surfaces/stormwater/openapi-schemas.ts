@@ -20,7 +20,7 @@ export const stormwaterSchemas = {
     ...fieldTableSchema(SITE_FIELDS, ["state", "activity"]),
     // Document 1: disturbedAcres is required unless its alias acres is given.
     anyOf: [{ required: ["acres"] }, { required: ["disturbedAcres"] }],
-    description: "One of acres or disturbedAcres is required; acres is read first.",
+    description: "One of acres or disturbedAcres is required.",
   },
   siteQuery: Object.fromEntries(
     Object.entries(SITE_FIELDS).map(([k, v]) => [k, { description: v.description, required: k === "state" || k === "activity", schema: fieldSpecSchema(v) }]),
