@@ -15,7 +15,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
 import { loadDataset } from "../services/nwp/dist/dataset.js";
 import { createNwpService } from "../services/nwp/dist/service.js";
-import { sharedPartsDecoder } from "../services/common/dist/shared-decode.js";
+import { sharedPartsDecoder } from "../packages/rpc/dist/index.js";
 import { serializeBody } from "../gateway/dist/http/public-json.js";
 import { determinationsOf } from "../gateway/dist/surfaces/nwp/batch-lists.js";
 import { decidedItem, parseProject } from "../gateway/dist/surfaces/nwp/routes.js";

@@ -10,7 +10,7 @@ import { loadDataset as loadStormwater } from "../services/stormwater/dist/datas
 import { stormwaterSnapshot } from "../services/stormwater/dist/changelog.js";
 import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
 import { nwpSnapshot } from "../services/nwp/dist/holdings.js";
-import { changelogDir, diffFacts, readSnapshots, releaseChain, snapshotText } from "../services/common/dist/changelog.js";
+import { changelogDir, diffFacts, readSnapshots, releaseChain, snapshotText } from "../packages/rules/dist/index.js";
 
 const check = process.argv.includes("--check");
 const problems = [];

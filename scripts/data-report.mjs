@@ -9,12 +9,12 @@
 // table. Reads the built services (npm run build) and DATA_DIR like the services do.
 import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
 import { heldCounts, nullFacts } from "../services/stormwater/dist/engine/holdings.js";
-import { factsByAge } from "../services/common/dist/fact-index.js";
+import { factsByAge } from "../packages/rules/dist/index.js";
 import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
 import { nwpDatasetVersion, nwpFacts, nwpNullFacts } from "../services/nwp/dist/holdings.js";
 import { stormwaterFacts } from "../services/stormwater/dist/changelog.js";
-import { BASIS_WORDS, tallyFacts } from "../services/common/dist/basis.js";
-import { isGovernmentUrl, namesOfficialSource } from "../services/common/dist/caution.js";
+import { BASIS_WORDS, tallyFacts } from "../packages/rules/dist/index.js";
+import { isGovernmentUrl, namesOfficialSource } from "../packages/rules/dist/index.js";
 const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 

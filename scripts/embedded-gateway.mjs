@@ -4,8 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { systemClock } from "@permits/common/clock";
-import { createLogger } from "@permits/common/logger";
+import { createLogger, systemClock } from "@permits/runtime";
 import { buildApp } from "@permits/gateway/app";
 import { readGatewayConfig } from "@permits/gateway/config";
 import { wireServices } from "@permits/gateway/wiring";

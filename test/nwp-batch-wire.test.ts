@@ -6,9 +6,8 @@
 // determination POST /api/v1/determine/nwp gives for that project alone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
-import { ManualClock } from "@permits/common/clock";
-import { createLogger } from "@permits/common/logger";
-import { serve, type RunningService } from "@permits/common/serve";
+import { createLogger, ManualClock } from "@permits/runtime";
+import { serve, type RunningService } from "@permits/rpc";
 import { build } from "@permits/nwp/build";
 import { SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { create, toBinary } from "@bufbuild/protobuf";

@@ -5,13 +5,8 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createClient as createRedisClient } from "redis";
-import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
-import { createH2Transport } from "@permits/common/h2-transport";
-import { SESSION_MEMORY_MB } from "@permits/common/serve";
-import type { BuildContext, BuiltService, HostedService } from "@permits/common/hosted";
-import { withInterceptors } from "@permits/common/pipeline";
-import { ConfigError } from "@permits/common/config";
-import { readInternalTokens, readSecret, sendToken } from "@permits/common/internal-auth";
+import { createDirectTransport, createH2Transport, directRoute, readInternalTokens, readSecret, sendToken, SESSION_MEMORY_MB, withInterceptors } from "@permits/rpc";
+import { type BuildContext, type BuiltService, ConfigError, type HostedService } from "@permits/runtime";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";

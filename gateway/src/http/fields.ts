@@ -1,6 +1,6 @@
 // One table of fields per public input, read by the REST parsers (JSON bodies and query
 // strings) and, later, by the MCP tool schemas, so the rules exist once.
-import { invalidArgument, ViolationReason, type Violation } from "@permits/common/errors";
+import { invalidArgument, ViolationReason, type Violation } from "@permits/rules";
 
 export type FieldType = "string" | "number" | "boolean";
 

@@ -3,7 +3,7 @@
 //   document 1 (stormwater): { error: { code, message, details? }, request_id }
 //   document 2 (nwp):        { error: { code, message, fields?, knownValues?, docs?, requestId } }
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/rules";
 import type { BadRequest } from "@permits/proto/common/v1/common";
 
 export type Surface = "stormwater" | "nwp";

@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Surface } from "@permits/proto/common/v1/common";
 import { KeyKind, Plan, PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";

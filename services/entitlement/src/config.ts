@@ -14,8 +14,7 @@
 //   REDIS_TIMEOUT_MS             longest wait for one Redis command (default 250); a silent Redis
 //                                then answers 503 instead of holding the request
 import path from "node:path";
-import { systemClock, type Clock } from "@permits/common/clock";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
+import { type Clock, DEFAULT_REDIS_TIMEOUT_MS, systemClock } from "@permits/runtime";
 import type { Logger } from "pino";
 import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";

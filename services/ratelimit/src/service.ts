@@ -1,8 +1,8 @@
 // RateLimitService handlers: validate, read the clock once, plan the policy's windows at that
 // instant, and let the store make the one atomic decision.
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { systemClock, type Clock } from "@permits/common/clock";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { systemClock, type Clock } from "@permits/runtime";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import { IdempotencyState, type RateLimitService, type StoredResponse } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { Policy, PolicyTable } from "./policies.js";
 import { silentLogger, type Logger, type RateLimitStore, type StoredResponseData } from "./store.js";

@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { FactChangesSchema } from "@permits/proto/common/v1/common";
-import { badRequestOf, invalidArgument, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, invalidArgument, ViolationReason } from "@permits/rules";
 import type { AppDeps } from "../../deps.js";
 import { parseFields, type FieldTable } from "../../http/fields.js";
 import { toPublicJson } from "../../http/public-json.js";
