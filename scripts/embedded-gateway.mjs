@@ -5,9 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createLogger, systemClock } from "@permits/runtime";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { wireServices } from "@permits/gateway/wiring";
+import { buildApp, readGatewayConfig, wireServices } from "@permits/gateway";
 
 /** Runs `use({ app, clients })` against a fresh embedded gateway, then closes it; `extraEnv` adds to the fixed environment. */
 export async function withEmbeddedGateway(use, extraEnv = {}) {

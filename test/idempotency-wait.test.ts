@@ -6,8 +6,7 @@ import { createDirectTransport, directRoute } from "@permits/rpc";
 import { createLogger } from "@permits/runtime";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
+import { buildApp, readGatewayConfig } from "@permits/gateway";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
 

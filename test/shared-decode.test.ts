@@ -7,10 +7,8 @@ import { create, equals, fromBinary, toBinary, type DescMessage } from "@bufbuil
 import { sharedPartsDecoder } from "@permits/rpc";
 import { DetermineRequestSchema, DetermineResponseSchema, RequirementsResultSchema, RequirementSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
-import { createStormwaterService } from "@permits/stormwater/service";
-import { loadDataset as loadNwp } from "@permits/nwp/dataset";
-import { createNwpService } from "@permits/nwp/service";
+import { createStormwaterService, loadDataset as loadStormwater } from "@permits/stormwater";
+import { createNwpService, loadDataset as loadNwp } from "@permits/nwp";
 import { batchOf100, SITES } from "../bench/requests.mjs";
 
 const TODAY = () => "2026-11-24";

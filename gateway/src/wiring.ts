@@ -36,10 +36,10 @@ export interface Wiring {
 
 // Built lazily, so a gateway whose services are all remote never loads a dataset or a store.
 const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
-  stormwater: () => import("@permits/stormwater/build").then((m) => m.build as Builder),
-  nwp: () => import("@permits/nwp/build").then((m) => m.build as Builder),
-  entitlement: () => import("@permits/entitlement/build").then((m) => m.build as Builder),
-  ratelimit: () => import("@permits/ratelimit/build").then((m) => m.build as Builder),
+  stormwater: () => import("@permits/stormwater").then((m) => m.build as Builder),
+  nwp: () => import("@permits/nwp").then((m) => m.build as Builder),
+  entitlement: () => import("@permits/entitlement").then((m) => m.build as Builder),
+  ratelimit: () => import("@permits/ratelimit").then((m) => m.build as Builder),
 };
 
 /** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */

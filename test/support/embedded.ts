@@ -5,10 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type Clock, createLogger, ManualClock, systemClock } from "@permits/runtime";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { wireServices, type WiringInterceptors } from "@permits/gateway/wiring";
-import type { ServiceClients } from "@permits/gateway/clients";
+import { buildApp, readGatewayConfig, type ServiceClients, wireServices, type WiringInterceptors } from "@permits/gateway";
 import type { Tracing } from "@permits/rpc";
 import { openApiCheck, type OpenApiCheck } from "./openapi-check.js";
 

@@ -11,7 +11,7 @@ import type { DecideResponse, GetUsageResponse, WindowStatus } from "@permits/pr
 import type { AppDeps } from "../deps.js";
 import { enumWord } from "./public-json.js";
 import { Problem, toProblem, type Surface } from "./problems.js";
-import { parseLegacyKey } from "@permits/entitlement/keys";
+import { parseLegacyKey } from "@permits/entitlement";
 
 /** An admitted decision that counted plan-ceiling units, held until the answer is known. */
 interface QuotaCharge {
