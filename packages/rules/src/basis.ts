@@ -1,11 +1,8 @@
 // What a fact rests on, in the words both surfaces use. The rule of caution that follows from it
 // is in caution.ts.
 import { Basis } from "@permits/proto/common/v1/common";
-import { namesOfficialSource, type Grounded } from "./caution.js";
-
-export type { Grounded } from "./caution.js";
-
-export type BasisWord = "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+import { namesOfficialSource } from "./caution.js";
+import type { BasisWord, Grounded } from "./grounded.js";
 
 export const BASIS_WORDS: readonly BasisWord[] = ["official-text", "agency-form", "prior-edition", "secondary", "unsourced"];
 

@@ -8,14 +8,7 @@
 // - values are shown with their confidence; only a value no source states at all is withheld;
 // - a summary is verified only when every fact under it is.
 import { Confidence } from "@permits/proto/common/v1/common";
-import type { BasisWord } from "./basis.js";
-
-/** The fields of a fact that the rule reads. */
-export interface Grounded {
-  basis: BasisWord;
-  /** For a prior-edition fact: the official source saying the current edition did not change it. */
-  unchangedBy?: string;
-}
+import type { Grounded } from "./grounded.js";
 
 const GOV_HOST = String.raw`(?:[a-z0-9-]+\.)+(?:gov|mil|state\.[a-z]{2}\.us)(?::\d+)?`;
 const GOV_URL = new RegExp(String.raw`^https?://${GOV_HOST}(?:[/?#]|$)`, "i");

@@ -3,7 +3,7 @@
 // index out. A fact is what tallyFacts counts: an object carrying `basis` and `confidence`. A bare
 // citation whose owner is itself a fact (a jurisdiction row's authorityCitation) is that owner's
 // source, not a second fact.
-import type { BasisWord } from "./basis.js";
+import type { BasisWord } from "./grounded.js";
 
 /** One fact as a dataset version holds it. */
 export interface FactRecord {

@@ -7,4 +7,5 @@ export * from "./dates.js";
 export * from "./errors.js";
 export * from "./fact-index.js";
 export * from "./freeze.js";
+export * from "./grounded.js";
 export * from "./words.js";
