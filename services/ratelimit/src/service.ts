@@ -8,7 +8,7 @@ import type { Policy, PolicyTable } from "./policies.js";
 import { silentLogger, type Logger, type RateLimitStore, type StoredResponseData } from "./store.js";
 import { MINUTE_MS, bindingWindow, planWindows, retryAfterSeconds, toStatus } from "./windows.js";
 
-export { createRateLimitStore, type CreateStoreOptions } from "./create-store.js";
+export { createRateLimitStore } from "./create-store.js";
 
 export interface RateLimitServiceDeps {
   store: RateLimitStore;
