@@ -1,5 +1,5 @@
 // Errors inside the system are ConnectErrors with structured details; only the gateway turns
-// them into the public vocabularies (document 1 or document 2).
+// them into the public vocabularies (the stormwater surface's or the NWP surface's).
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   BadRequestSchema,

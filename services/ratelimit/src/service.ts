@@ -137,7 +137,7 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
 }
 
 /**
- * Counters belong to a policy and a bucket: document 1 and document 2 (and anonymous vs sandbox
+ * Counters belong to a policy and a bucket: the stormwater and NWP surfaces (and anonymous vs sandbox
  * on one IP) never share counts. A plan change starts fresh counters under the new policy.
  */
 function subjectOf(policy: Policy, bucket: string): string {

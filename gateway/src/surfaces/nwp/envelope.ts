@@ -3,7 +3,7 @@ import { RulesetSchema, type Ruleset } from "@permits/proto/nwp/v1/nwp";
 import { toPublicJson } from "../../http/public-json.js";
 import type { Clock } from "@permits/runtime";
 
-/** Document 2's success envelope: `{ data, meta }`, meta naming the ruleset and the request. */
+/** The NWP surface's success envelope: `{ data, meta }`, meta naming the ruleset and the request. */
 export function nwpEnvelope(req: FastifyRequest, clock: Clock, data: unknown, ruleset: Ruleset | undefined, meta: Record<string, unknown> = {}) {
   return {
     data,
