@@ -19,7 +19,7 @@ function whatWeKnow() {
 
 /** The tools an embedded gateway lists on /mcp, as a table: name, what it answers, the REST route it forwards to. */
 async function mcpTools() {
-  const { TOOLS } = await import("@permits/gateway/mcp/tools");
+  const { TOOLS } = await import("@permits/gateway");
   const routes = new Map(TOOLS.map((t) => [t.name, t.route]));
   const tools = await withEmbeddedGateway(async ({ app }) => {
     const res = await app.inject({

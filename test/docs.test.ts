@@ -7,11 +7,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEFAULT_LIMITS } from "@permits/common/serve";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_STATE_DIR, DEFAULT_STRIPE_URL } from "@permits/entitlement/config";
-import { DEFAULT_REDIS_PREFIX } from "@permits/entitlement/store-redis";
+import { DEFAULT_LIMITS } from "@permits/rpc";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
+import { readGatewayConfig } from "@permits/gateway";
+import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_REDIS_PREFIX, DEFAULT_STATE_DIR, DEFAULT_STRIPE_URL } from "@permits/entitlement/testing";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -336,7 +336,7 @@ beforeAll(() => {
     minMemoryMiB: Math.ceil(1.25 * peak),
     runAsUser: Number(/the node user \(uid (\d+)\)/.exec(dockerfile)?.[1]),
     // serve.ts: in-flight calls get shutdownGraceMs (default below) once SIGTERM arrives.
-    serviceGraceS: Number(/shutdownGraceMs \?\? ([\d_]+)/.exec(read("services/common/src/serve.ts"))?.[1].replace(/_/g, "")) / 1000,
+    serviceGraceS: Number(/shutdownGraceMs \?\? ([\d_]+)/.exec(read("packages/rpc/src/server/serve.ts"))?.[1].replace(/_/g, "")) / 1000,
     gatewayGraceS: (GATEWAY_CALLS_PER_REQUEST * Number(/RPC_TIMEOUT_MS: positiveInt\(\{ default: (\d+)/.exec(read("gateway/src/config.ts"))?.[1])) / 1000,
   };
 });

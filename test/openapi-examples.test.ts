@@ -4,7 +4,7 @@
 // `npm run check:examples` in npm test keeps it equal to a fresh run). Each example passes its
 // operation's schemas; the public sandbox key is shown where a newcomer looks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
+import { loadDataset as loadStormwater } from "@permits/stormwater";
 import { openApiCheck, type OpenApiCheck } from "./support/openapi-check.js";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 

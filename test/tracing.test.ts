@@ -7,7 +7,7 @@ import http from "node:http";
 import type net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
-import { startTracing, type Tracing } from "@permits/common/tracing";
+import { startTracing, type Tracing } from "@permits/rpc";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { runCli } from "@permits/entitlement/cli";
+import { runCli } from "@permits/entitlement";
 import { generousTiersFile, startDistributed, startGatewayProcess } from "../support/processes.js";
 import { openApiCheck } from "../support/openapi-check.js";
 import { isAnswer, sendRaw } from "../support/raw-http.js";

@@ -1,7 +1,7 @@
 // Answers that no route handler writes, in the contract anyway: requests Node's HTTP parser
 // refuses (Fastify's clientErrorHandler), URLs Fastify cannot decode (frameworkErrors), and
 // requests that arrive while the gateway drains. Each carries a request id and the error
-// vocabulary of the surface its path names (document 1's when it cannot be read).
+// vocabulary of the surface its path names (the stormwater surface's when it cannot be read).
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";

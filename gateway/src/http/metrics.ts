@@ -2,7 +2,7 @@
 // route table: not in the discovery index or the OpenAPI document, not metered, never rate limited.
 import fp from "fastify-plugin";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { METRICS_CONTENT_TYPE, METRICS_PATH, recorder } from "@permits/common/metrics";
+import { METRICS_CONTENT_TYPE, METRICS_PATH, recorder } from "@permits/rpc";
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 

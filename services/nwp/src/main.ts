@@ -1,4 +1,4 @@
-import { runStandalone } from "@permits/common/main";
+import { runStandalone } from "@permits/rpc";
 import { build } from "./build.js";
 
 // V8's own heap growth (HEAP_GROWING_PERCENT 0): bounding it at 100 % cost batches 15 to 25 %

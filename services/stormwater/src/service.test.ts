@@ -2,7 +2,7 @@
 // handler, unknown codes are InvalidArgument (never NotFound), responses carry datasetVersion.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import { Coverage, CredentialGate, SiteInputSchema, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { TODAY } from "./test-support.js";

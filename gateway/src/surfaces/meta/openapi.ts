@@ -102,7 +102,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
   for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
   for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
-  // GET /api/v1/coverage: document 1's envelope around both read-outs.
+  // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
   const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
   const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);
   schemas.Coverage = {
@@ -110,7 +110,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     required: ["stormwater", "nwp"],
     properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
   };
-  // GET /api/v1/changes: document 1's envelope around one dataset's changes.
+  // GET /api/v1/changes: the stormwater surface's envelope around one dataset's changes.
   addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
@@ -123,7 +123,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
   };
   // A batch item as the route writes it: the proto's BatchItem carries a BadRequest, which the
-  // gateway renders in document 2's error vocabulary.
+  // gateway renders in the NWP surface's error vocabulary.
   const itemError = { ...(errorEnvelopes.nwp.properties.error as Record<string, unknown>) } as { properties: Record<string, unknown> };
   const { requestId: _r, docs: _d, ...itemErrorProps } = itemError.properties;
   schemas.NwpBatchItem = {
@@ -153,7 +153,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema, ...parameterExample(r, "query", name) })),
       ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
     ];
-    // A route that takes document 2 keys too answers them in document 2's vocabulary.
+    // A route that takes NWP (legacy) keys too answers them in the NWP surface's vocabulary.
     const errorSchema = r.access?.legacyKeys
       ? { anyOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };

@@ -1,4 +1,4 @@
-// GET /pricing: the page document 2 sends buyers to. The same data as /api/v1/pricing, as HTML
+// GET /pricing: the page document 2 sends NWP buyers to. The same data as /api/v1/pricing, as HTML
 // for browsers and in the JSON envelope for `Accept: application/json`. Rendered once at start.
 import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";

@@ -1,5 +1,5 @@
 // Static discovery documents: the endpoint index, OpenAPI and pricing (data and page). Unmetered,
-// cacheable; the index and pricing data in document 1's envelope, OpenAPI bare.
+// cacheable; the index and pricing data in the stormwater surface's envelope, OpenAPI bare.
 import type { AppDeps } from "../../deps.js";
 import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { buildOpenApi } from "./openapi.js";

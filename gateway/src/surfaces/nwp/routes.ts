@@ -1,6 +1,6 @@
-// Document 2: the Section 404 nationwide permit surface.
+// The NWP surface: Section 404 nationwide permits (its contract is document 2).
 import type { FastifyRequest } from "fastify";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import { Tier } from "@permits/proto/entitlement/v1/entitlement";
 import {
   ActivitySchema,

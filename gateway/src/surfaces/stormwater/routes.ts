@@ -1,4 +1,4 @@
-// Document 1: the stormwater determination surface.
+// The stormwater determination surface (its contract is document 1).
 import type { FastifyRequest } from "fastify";
 import {
   CredentialResultSchema,

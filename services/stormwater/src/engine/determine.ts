@@ -2,8 +2,7 @@
 // facility, EPA area or state programme), then assembles prepared parts. No clock and no I/O:
 // the evaluation date is an argument (the service passes its clock's date).
 import { create } from "@bufbuild/protobuf";
-import { derivedOnce } from "@permits/common/freeze";
-import { overallConfidence } from "@permits/common/caution";
+import { derivedOnce, overallConfidence } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DeterminationSchema,

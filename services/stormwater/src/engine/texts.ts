@@ -1,6 +1,6 @@
 // Sentences of the stormwater engine that are not notices (notices.ts), written once as templates
 // in plain words, with counts that agree with their nouns.
-import { agree, count, notConfirmed } from "@permits/common/words";
+import { agree, count, notConfirmed } from "@permits/rules";
 
 /** Appended to a requirement whose value no source states: the detail keeps it in words. */
 export function withheldText(agency: string): string {
