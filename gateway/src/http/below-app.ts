@@ -6,12 +6,10 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import fp from "fastify-plugin";
-import { Problem, type Surface } from "./problems.js";
+import { Problem, type Surface, type SurfaceOfPath } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
 import { answerAfterInFlight, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, endAfterDraining, rawAnswer } from "./socket-edges.js";
 
-/** The surface whose vocabulary a path's answer takes (from the route table, once built). */
-export type SurfaceOfPath = (url: string) => Surface;
 
 /**
  * The path of the request the parser refused: the last request line at or before the byte where

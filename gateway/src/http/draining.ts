@@ -4,7 +4,7 @@
 import fp from "fastify-plugin";
 import { Problem } from "./problems.js";
 import { sendProblem } from "./send-problem.js";
-import type { SurfaceOfPath } from "./below-app.js";
+import type { SurfaceOfPath } from "./problems.js";
 
 export const draining = fp<{ surfaceOfPath: SurfaceOfPath }>(
   async (app, { surfaceOfPath }) => {

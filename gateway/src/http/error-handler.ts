@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 import type { FastifyError } from "fastify";
 import { Problem, toProblem } from "./problems.js";
 import { sendProblem } from "./send-problem.js";
-import type { SurfaceOfPath } from "./below-app.js";
+import type { SurfaceOfPath } from "./problems.js";
 import { notFoundProblem } from "./not-found.js";
 import type { RouteSpec } from "./route-table.js";
 

@@ -3,7 +3,7 @@ import fp from "fastify-plugin";
 import type { FastifyRequest } from "fastify";
 import { Problem } from "./problems.js";
 import { sendProblem } from "./send-problem.js";
-import type { SurfaceOfPath } from "./below-app.js";
+import type { SurfaceOfPath } from "./problems.js";
 import type { RouteSpec } from "./route-table.js";
 
 export const notFound = fp<{ routes: RouteSpec[]; surfaceOfPath: SurfaceOfPath }>(

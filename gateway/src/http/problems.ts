@@ -8,6 +8,9 @@ import type { BadRequest } from "@permits/proto/common/v1/common";
 
 export type Surface = "stormwater" | "nwp";
 
+/** The surface whose vocabulary a path's answer takes (from the route table, once built). */
+export type SurfaceOfPath = (url: string) => Surface;
+
 /** What went wrong, independent of vocabulary. Each kind has one status and one code per surface. */
 export type ProblemKind =
   | "invalid_request"

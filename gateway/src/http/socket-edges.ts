@@ -8,7 +8,7 @@ import fp from "fastify-plugin";
 import { Problem, type Surface } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
 import { sendProblem } from "./send-problem.js";
-import type { SurfaceOfPath } from "./below-app.js";
+import type { SurfaceOfPath } from "./problems.js";
 
 /**
  * The socket edges on the app's server: connection caps, CONNECT, Expect, half-closing clients,
