@@ -3,4 +3,4 @@
 export { build } from "./build.js";
 export * from "./policies.js";
 export * from "./windows.js";
-export { DEFAULT_FLUSH_MS, LmdbStore, RATELIMIT_DB_FILE, type LmdbStoreOptions } from "./lmdb-store.js";
+export { LmdbStore, RATELIMIT_DB_FILE, type LmdbStoreOptions } from "./lmdb-store.js";
