@@ -19,6 +19,7 @@ describe("invalid configuration", () => {
     ["gateway/dist/main.js", { PORT: "eighty" }, /PORT/],
     ["gateway/dist/main.js", { BODY_LIMIT_BYTES: "-5" }, /BODY_LIMIT_BYTES/],
     ["gateway/dist/main.js", { TRUST_PROXY: "the proxy" }, /TRUST_PROXY/],
+    ["gateway/dist/main.js", { TRUST_PROXY: "true" }, /TRUST_PROXY.*true is refused.*set TRUST_PROXY to the addresses or CIDRs of your proxies/],
     ["gateway/dist/main.js", { STORMWATER_URL: "not a url" }, /STORMWATER_URL/],
     ["gateway/dist/main.js", { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     ["gateway/dist/main.js", { HEAP_GROWING_PERCENT: "fast" }, /HEAP_GROWING_PERCENT/],

@@ -12,6 +12,7 @@ import type { AppDeps } from "../deps.js";
 import { enumWord } from "./public-json.js";
 import { Problem, toProblem, type Surface } from "./problems.js";
 import { parseLegacyKey } from "@permits/entitlement/keys";
+import { KeylessCallers, MISSING } from "@permits/entitlement/keyless";
 
 /** An admitted decision that counted plan-ceiling units, held until the answer is known. */
 interface QuotaCharge {
@@ -59,20 +60,29 @@ const ACCEPTED_FORMS = "send Authorization: Bearer <key> or X-API-Key: <key>";
 export function apiKeyOf(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   if (auth !== undefined) {
-    const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+    // ASCII whitespace only: a key with a trailing no-break space (0xA0) is not the key.
+    const m = typeof auth === "string" ? /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(auth) : null;
     if (!m) throw new Problem("invalid_api_key", `The Authorization header is not a key in an accepted form: ${ACCEPTED_FORMS}.`);
     return m[1];
   }
   const key = req.headers["x-api-key"];
   if (key !== undefined) {
-    if (typeof key !== "string" || key.trim() === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
-    return key.trim();
+    const trimmed = typeof key === "string" ? trimAscii(key) : "";
+    if (trimmed === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
+    return trimmed;
   }
   return undefined;
 }
 
+/** Trims spaces and tabs (what HTTP calls whitespace), never other characters such as U+00A0. */
+function trimAscii(s: string): string {
+  return s.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
 export const accessControl = fp<AppDeps>(async (app, deps) => {
   const { entitlement, ratelimit } = deps.clients;
+  // No key and the sandbox key need no key check: decided here, without the entitlement service.
+  const keyless = new KeylessCallers(deps.config.SANDBOX_KEY);
   app.decorateRequest("principal", null);
   app.decorateRequest("quotaCharge", null);
   app.decorateRequest("surface", null);
@@ -120,6 +130,9 @@ export const accessControl = fp<AppDeps>(async (app, deps) => {
   });
 
   async function identify(apiKey: string | undefined, clientIp: string, surface: Surface): Promise<Principal> {
+    const local = keyless.identify(SURFACES[surface] as SurfaceEnum.STORMWATER | SurfaceEnum.NWP, apiKey, clientIp);
+    if (local === MISSING) throw missingKey();
+    if (local) return local;
     let principal: Principal | undefined;
     try {
       principal = (await entitlement.authenticate({ surface: SURFACES[surface], apiKey, clientIp })).principal;
@@ -157,11 +170,15 @@ export async function withStanding(deps: AppDeps, req: FastifyRequest, reply: Fa
   return err;
 }
 
+function missingKey(): Problem {
+  return new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
+}
+
 function authProblem(e: unknown, keySent: boolean): Problem {
   if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
     return keySent
       ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
-      : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
+      : missingKey();
   }
   return entitlementOutage(e) ?? toProblem(e);
 }
