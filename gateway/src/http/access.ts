@@ -190,8 +190,10 @@ function authProblem(e: unknown, keySent: boolean): Problem {
  */
 export function entitlementOutage(e: unknown): Problem | undefined {
   if (!(e instanceof ConnectError) || e.code !== Code.Unavailable) return undefined;
-  const retry = e.metadata.get("retry-after") ?? "5";
-  return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
+  const retry = e.metadata.get("retry-after");
+  // Without Retry-After it is the transport's error (the service did not answer): its text is not for callers.
+  const message = retry === null ? "The key check service could not be reached. This is temporary and says nothing about the key; retry in 5 seconds." : e.rawMessage;
+  return new Problem("entitlement_check_unavailable", message, { status: 503, headers: { "retry-after": retry ?? "5" } });
 }
 
 /**
