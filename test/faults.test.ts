@@ -8,7 +8,8 @@
 // table is printed. 200/s is what this 2-core machine serves with five or six server processes,
 // Redis and the load generator sharing it, with room left so latency stays far from the bounds.
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart, type Row } from "./faults/scenarios.js";
+import { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart, type Row } from "./faults/scenarios.js";
+import { FAST_MS } from "./faults/frozen.js";
 import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
 import { TIMEOUT_MS } from "./faults/provider-outage.js";
 import { closeAll } from "./faults/resources.js";
@@ -91,5 +92,27 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
     expect(f["slowest legacy answer, slow (ms)"]).toBeGreaterThanOrEqual(TIMEOUT_MS);
     expect(f["sandbox+anonymous non-200"]).toBe(0);
     expect(f["pro again after the provider returned"]).toBe(true);
+  }, TIMEOUT);
+
+  it.skipIf(!inject("prerequisites").redisServer)("Redis frozen (SIGSTOP): keyless and sandbox 200 throughout; keyed 503 with Retry-After, at once once the breaker is open", async () => {
+    const row = await run(redisFrozen);
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["keyless+sandbox non-200"]).toBe(0);
+    expect(f["frozen: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["keyed 503 documented (Retry-After)"]).toBe(row.statuses["503"]);
+    expect(Number(String(f["outage 503 latency p50/p99 (ms)"]).split("/")[0])).toBeLessThan(FAST_MS);
+  }, TIMEOUT);
+
+  it("entitlement frozen, then killed: keyless, sandbox and sandbox-NWP callers 200 throughout; keyed 503 at once once the breaker is open; 200 after the restart", async () => {
+    const row = await run(entitlementFrozenKilled);
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["keyless+sandbox sent"]).toBeGreaterThan(0);
+    expect(f["keyless+sandbox non-200"]).toBe(0);
+    expect(f["frozen: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["killed: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["keyed 503 documented (Retry-After)"]).toBe(row.statuses["503"]);
+    expect(f["keyed 200 after the restart"]).toBe(true);
   }, TIMEOUT);
 });

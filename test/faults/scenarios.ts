@@ -4,9 +4,10 @@ import { gatewaySigterm } from "./gateway-sigterm.js";
 import { nwpKillRestart } from "./nwp-restart.js";
 import { providerOutage } from "./provider-outage.js";
 import { redisKillRestart } from "./redis-restart.js";
+import { entitlementFrozenKilled, redisFrozen } from "./frozen.js";
 import type { Row, ScenarioOptions } from "./row.js";
 
-export { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart };
+export { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart };
 export type { Row, ScenarioOptions };
 
 export const SCENARIOS: ReadonlyArray<{ name: string; run: (o: ScenarioOptions) => Promise<Row> }> = [
@@ -14,4 +15,6 @@ export const SCENARIOS: ReadonlyArray<{ name: string; run: (o: ScenarioOptions) 
   { name: "gateway SIGTERM under load", run: gatewaySigterm },
   { name: "Redis stopped and restarted", run: redisKillRestart },
   { name: "payment provider unreachable and slow", run: providerOutage },
+  { name: "Redis frozen (SIGSTOP) and thawed", run: redisFrozen },
+  { name: "entitlement frozen, killed and restarted", run: entitlementFrozenKilled },
 ];

@@ -69,6 +69,9 @@ export class Breaker {
   /** Runs `call` unless the breaker is open; then throws CircuitOpenError without calling. */
   async run<T>(call: () => Promise<T>): Promise<T> {
     if (!this.policy) return call();
+    // A probe is in flight: cockatiel would hold this call until the probe's outcome (up to a
+    // whole timeout); it is refused at once instead, as while open.
+    if (this.policy.state === CircuitState.HalfOpen) throw new CircuitOpenError(this.dependency, this.retryAfterSeconds);
     try {
       return await this.policy.execute(call);
     } catch (e) {

@@ -1,0 +1,161 @@
+// Dependencies that stop answering (issue 31, section 3), under a steady load:
+// - Redis frozen (SIGSTOP: the socket stays open, nothing answers) then thawed. Keyless and
+//   sandbox callers keep getting 200 (the rate limiter falls back); keyed callers get the
+//   documented 503, and after the breaker opens at once instead of after REDIS_TIMEOUT_MS.
+// - The entitlement service frozen, then killed, then restarted. Keyless and sandbox callers on
+//   both surfaces never need it (200 throughout); keyed callers get the documented 503, at once
+//   once the gateway's breaker on entitlement is open, and 200 again after the restart.
+// The figures include the latency of the outage answers (README, "Circuit breakers").
+import { execFile, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { freePort, ROOT, startRedisServer } from "../support/processes.js";
+import { distributed, JSON_HEADERS, killHard, PROJECT, SANDBOX, SITE, until, when } from "./deploy.js";
+import { now, startLoad, type Outcome, type Target } from "./load.js";
+import { checkAnswer, isDocumented503, ms, share, statusCounts, Violations, type Row, type ScenarioOptions } from "./row.js";
+import { stopChild, track, trackChild } from "./resources.js";
+
+const execFileAsync = promisify(execFile);
+
+/** REDIS_TIMEOUT_MS in the Redis scenario (the documented default). */
+export const REDIS_TIMEOUT_MS = 250;
+/** RPC_TIMEOUT_MS in the entitlement scenario: short, so the short form sees the breaker open too. */
+export const RPC_TIMEOUT_MS = 500;
+/** What "at once" means on a loaded 2-core machine: the median outage answer must be under this. */
+export const FAST_MS = 100;
+
+async function createKey(env: Record<string, string>): Promise<string> {
+  const { stdout } = await execFileAsync(process.execPath, [path.join(ROOT, "services/entitlement/dist/cli.js"), "create", "--kind", "live", "--plan", "pro", "--label", "faults-frozen"], { env: { ...process.env, ...env } });
+  return /svc_live_[A-Za-z0-9]+/.exec(stdout)![0];
+}
+
+function targetsOf(base: string, key: string): Target[] {
+  return [
+    { label: "anonymous", surface: "doc1", method: "POST", url: `${base}/api/v1/determine`, headers: JSON_HEADERS, body: SITE },
+    { label: "sandbox", surface: "doc1", method: "POST", url: `${base}/api/v1/determine`, headers: { ...JSON_HEADERS, "x-api-key": SANDBOX }, body: SITE },
+    { label: "sandbox nwp", surface: "doc2", method: "POST", url: `${base}/api/v1/determine/nwp`, headers: { ...JSON_HEADERS, "x-api-key": SANDBOX }, body: PROJECT },
+    { label: "keyed", surface: "doc1", method: "POST", url: `${base}/api/v1/determine`, headers: { ...JSON_HEADERS, "x-api-key": key }, body: SITE },
+  ];
+}
+
+export async function redisFrozen({ durationMs, rate }: ScenarioOptions): Promise<Row> {
+  const port = await freePort();
+  let redis: ChildProcess | undefined = trackChild(await startRedisServer(port));
+  const stopRedis = track(async () => {
+    if (!redis) return;
+    redis.kill("SIGCONT"); // a stopped process cannot act on SIGTERM
+    await stopChild(redis);
+    redis = undefined;
+  });
+  try {
+    const REDIS_URL = `redis://127.0.0.1:${port}`;
+    const key = await createKey({ REDIS_URL });
+    const d = await distributed({ REDIS_URL, REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) });
+    try {
+      const t0 = now();
+      const load = startLoad({ rate, durationMs, pick: (i) => targetsOf(d.baseUrl, key)[i % 4] });
+      await until(t0, durationMs * 0.2);
+      const frozenAt = now();
+      redis.kill("SIGSTOP");
+      await until(t0, durationMs * 0.7);
+      const thawedAt = now();
+      redis.kill("SIGCONT");
+      const outcomes = await load.done;
+      return judge("Redis frozen (SIGSTOP) then thawed", outcomes, { t0, faultAt: frozenAt, backAt: thawedAt, phases: [["frozen", frozenAt]], waitMs: REDIS_TIMEOUT_MS });
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await stopRedis();
+  }
+}
+
+export async function entitlementFrozenKilled({ durationMs, rate }: ScenarioOptions): Promise<Row> {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-faults-frozen-"));
+  const removeState = track(async () => rmSync(stateDir, { recursive: true, force: true }));
+  try {
+    const key = await createKey({ STATE_DIR: stateDir, REDIS_URL: "" });
+    const d = await distributed({ STATE_DIR: stateDir, RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) });
+    const entitlement = () => d.proc("entitlement");
+    try {
+      const t0 = now();
+      const load = startLoad({ rate, durationMs, pick: (i) => targetsOf(d.baseUrl, key)[i % 4] });
+      await until(t0, durationMs * 0.15);
+      const frozenAt = now();
+      entitlement().child.kill("SIGSTOP");
+      await until(t0, durationMs * 0.5);
+      const killedAt = now();
+      await killHard(entitlement()); // SIGKILL ends a stopped process too
+      await until(t0, durationMs * 0.7);
+      const restartAt = now();
+      trackChild(d.restart("entitlement").child);
+      const outcomes = await load.done;
+      const row = judge("entitlement frozen, killed, restarted", outcomes, { t0, faultAt: frozenAt, backAt: restartAt, phases: [["frozen", frozenAt], ["killed", killedAt]], waitMs: RPC_TIMEOUT_MS });
+      // After the load: the restarted service answers keyed calls again.
+      const keyedOk = await when(async () => (await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: SITE, headers: { ...JSON_HEADERS, "x-api-key": key } })).status === 200, 10_000, 100);
+      row.figures["keyed 200 after the restart"] = keyedOk !== undefined;
+      if (keyedOk === undefined) row.violations.push("keyed: no 200 within 10 s after entitlement restarted");
+      return row;
+    } finally {
+      entitlement().child.kill("SIGCONT");
+      await d.close();
+    }
+  } finally {
+    await removeState();
+  }
+}
+
+interface Timeline {
+  t0: number;
+  faultAt: number;
+  /** When the dependency was given back (thawed, restarted). */
+  backAt: number;
+  /** Named phases of the fault, each from its start to the next one's (the last to backAt). */
+  phases: [string, number][];
+  /** The timeout a call without a breaker would wait. */
+  waitMs: number;
+}
+
+const percentile = (xs: number[], p: number): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]);
+
+function judge(scenario: string, outcomes: Outcome[], t: Timeline): Row {
+  const v = new Violations(t.t0);
+  const keyless = outcomes.filter((o) => o.label !== "keyed");
+  // Keyed answers to requests sent while the dependency was away.
+  const outage = outcomes.filter((o) => o.label === "keyed" && o.startedAt >= t.faultAt && o.startedAt < t.backAt);
+  const firstOkAfter = outcomes.filter((o) => o.label === "keyed" && o.status === 200 && o.startedAt >= t.backAt).map((o) => o.endedAt);
+  const recoveredAt = firstOkAfter.length ? Math.min(...firstOkAfter) : undefined;
+  for (const o of outcomes) {
+    checkAnswer(o, v);
+    if (o.error) v.add(`${o.label}: no answer (${o.error})`, o.startedAt);
+    if (o.status === undefined || o.status === 200) continue;
+    if (o.label !== "keyed") v.add(`${o.label}: ${o.status} ${o.code ?? ""} (keyless callers must not depend on the failed dependency)`, o.startedAt);
+    else if (!isDocumented503(o)) v.add(`keyed: ${o.status} ${o.code ?? ""} is not the documented 503`, o.startedAt);
+    else if (o.endedAt < t.faultAt || (recoveredAt !== undefined && o.startedAt > recoveredAt)) v.add("keyed: 503 outside the outage", o.startedAt);
+  }
+  const outage503 = outage.filter((o) => o.status === 503);
+  if (outage503.length === 0) v.add("no keyed 503 while the dependency was away (the fault did not show)");
+  const latency = outage503.map((o) => o.endedAt - o.startedAt);
+  const waited = latency.filter((x) => x >= t.waitMs * 0.9).length;
+  const median = percentile(latency, 50);
+  if (!(median < FAST_MS)) v.add(`median outage answer ${ms(median)} ms, not under ${FAST_MS} ms: the breaker did not answer at once`);
+  const figures: Row["figures"] = {};
+  t.phases.forEach(([name, start], i) => {
+    const end = t.phases[i + 1]?.[1] ?? t.backAt;
+    const inPhase = outage503.filter((o) => o.startedAt >= start && o.startedAt < end).map((o) => o.endedAt - o.startedAt);
+    figures[`${name} (ms)`] = ms(end - start);
+    figures[`${name}: keyed 503s`] = inPhase.length;
+    figures[`${name}: 503 latency p50/p99/max (ms)`] = inPhase.length ? `${ms(percentile(inPhase, 50))}/${ms(percentile(inPhase, 99))}/${ms(Math.max(...inPhase))}` : "-";
+  });
+  Object.assign(figures, {
+    "keyless+sandbox sent": keyless.length,
+    "keyless+sandbox non-200": keyless.filter((o) => o.status !== 200).length,
+    "keyed 503 documented (Retry-After)": outage503.filter((o) => isDocumented503(o)).length,
+    [`outage 503s that waited the timeout (${t.waitMs} ms)`]: `${waited} (${share(waited, outage503.length)})`,
+    "outage 503 latency p50/p99 (ms)": `${ms(median)}/${ms(percentile(latency, 99))}`,
+    "given back -> keyed 200 (ms)": recoveredAt === undefined ? "never" : ms(recoveredAt - t.backAt),
+  });
+  return { scenario, sent: outcomes.length, statuses: statusCounts(outcomes), violations: v.list(), figures };
+}
