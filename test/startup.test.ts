@@ -19,6 +19,9 @@ describe("invalid configuration", () => {
     ["gateway/dist/main.js", { PORT: "eighty" }, /PORT/],
     ["gateway/dist/main.js", { BODY_LIMIT_BYTES: "-5" }, /BODY_LIMIT_BYTES/],
     ["gateway/dist/main.js", { TRUST_PROXY: "the proxy" }, /TRUST_PROXY/],
+    // The embedded gateway off loopback with the public development secret (issue 31, section 5).
+    ["gateway/dist/main.js", { HOST: "0.0.0.0", PORT: "17998", LEGACY_KEY_SECRET: "" }, /LEGACY_KEY_SECRET: required when listening on 0\.0\.0\.0 \(not a loopback address\): the development secret is public/],
+    ["gateway/dist/main.js", { HOST: "0.0.0.0", PORT: "17998", LEGACY_KEY_SECRET: "dev-only-legacy-key-secret-do-not-use-in-production" }, /LEGACY_KEY_SECRET: required when listening on 0\.0\.0\.0/],
     ["gateway/dist/main.js", { TRUST_PROXY: "true" }, /TRUST_PROXY.*true is refused.*set TRUST_PROXY to the addresses or CIDRs of your proxies/],
     ["gateway/dist/main.js", { STORMWATER_URL: "not a url" }, /STORMWATER_URL/],
     ["gateway/dist/main.js", { LOG_LEVEL: "loud" }, /LOG_LEVEL/],

@@ -6,13 +6,16 @@ import { limitHeapGrowth } from "@permits/common/heap";
 import { createLogger } from "@permits/common/logger";
 import { processRegistry, rpcClientMetrics } from "@permits/common/metrics";
 import { closeOnSignals } from "@permits/common/serve";
+import { DEFAULT_METRICS_PORTS, listenMetrics, readMetricsListener } from "@permits/common/metrics-listener";
 import { startTracing } from "@permits/common/tracing";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
 import { wireServices } from "./wiring.js";
+import { refuseUnsafeDefaults } from "./safe-defaults.js";
 
 void startOrExit(async () => {
   const config = readGatewayConfig();
+  await refuseUnsafeDefaults(config, process.env);
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
   // Off unless OTEL_* asks for it: then no interceptor is added and the chains stay empty.
@@ -27,7 +30,9 @@ void startOrExit(async () => {
     service: tracing ? [tracing.server] : [],
   });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines, metrics, tracing: tracing !== undefined });
+  const metricsAt = readMetricsListener(process.env, DEFAULT_METRICS_PORTS.gateway);
   await app.listen({ host: config.HOST, port: config.PORT });
+  const metricsListener = await listenMetrics(metrics, metricsAt, logger);
   // In-flight requests finish first, then the services and their stores close.
-  closeOnSignals({ close: async () => { await app.close(); await wiring.close(); await tracing?.shutdown(); } }, logger);
+  closeOnSignals({ close: async () => { await app.close(); await metricsListener.close(); await wiring.close(); await tracing?.shutdown(); } }, logger);
 });

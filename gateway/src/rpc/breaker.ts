@@ -32,7 +32,8 @@ export function breakerInterceptor(service: string, options: BreakerOptions, log
     } catch (e) {
       if (!(e instanceof CircuitOpenError)) throw e;
       const words = OPEN_MESSAGE[service] ?? `The ${service} service is not answering. This is temporary`;
-      throw new ConnectError(`${words}; retry in ${e.retryAfterSeconds} seconds.`, Code.Unavailable, { "retry-after": String(e.retryAfterSeconds) });
+      const n = e.retryAfterSeconds;
+      throw new ConnectError(`${words}; retry in ${n} second${n === 1 ? "" : "s"}.`, Code.Unavailable, { "retry-after": String(e.retryAfterSeconds) });
     }
   };
 }
