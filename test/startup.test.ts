@@ -130,3 +130,29 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
     expect(allRemoteSet).toEqual(["--heap-growing-percent=100"]);
   }, 30_000);
 });
+
+describe("the embedded gateway on a reachable address (issue 31, section 5)", () => {
+  it("starts on 0.0.0.0 with its own LEGACY_KEY_SECRET, and its public port answers 404 for /metrics", async () => {
+    const port = await freePort();
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-reachable-"));
+    const child = spawn(process.execPath, [path.join(ROOT, "gateway/dist/main.js")], {
+      env: { ...process.env, HOST: "0.0.0.0", PORT: String(port), METRICS_PORT: "0", STATE_DIR: stateDir, REDIS_URL: "", LEGACY_KEY_SECRET: "a-real-secret-of-this-deployment-0123" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      let up = false;
+      for (let i = 0; i < 240 && !up && child.exitCode === null; i++) {
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        if (!up) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(up).toBe(true);
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(404);
+      expect(((await metrics.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
