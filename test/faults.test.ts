@@ -11,7 +11,6 @@
 // Redis and the load generator sharing it, with room left so latency stays far from the bounds.
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart, type Row } from "./faults/scenarios.js";
-import { FAST_MS } from "./faults/frozen.js";
 import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
 import { TIMEOUT_MS } from "./faults/provider-outage.js";
 import { closeAll } from "./faults/resources.js";
@@ -107,7 +106,6 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
     expect(f["keyless+sandbox non-200"]).toBe(0);
     expect(f["frozen: keyed 503s"]).toBeGreaterThan(0);
     expect(f["keyed 503 documented (Retry-After)"]).toBe(row.statuses["503"]);
-    expect(Number(String(f["outage 503 latency p50/p99 (ms)"]).split("/")[0])).toBeLessThan(FAST_MS);
   }, LONG_TIMEOUT);
 
   it("entitlement frozen, then killed: keyless, sandbox and sandbox-NWP callers 200 throughout; keyed 503 at once once the breaker is open; 200 after the restart", async () => {
