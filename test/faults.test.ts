@@ -10,6 +10,7 @@
 // table is printed. 200/s is what this 2-core machine serves with five or six server processes,
 // Redis and the load generator sharing it, with room left so latency stays far from the bounds.
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { FROZEN_MIN_DURATION_MS } from "./faults/frozen.js";
 import { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart, type Row } from "./faults/scenarios.js";
 import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
 import { TIMEOUT_MS } from "./faults/provider-outage.js";
@@ -29,12 +30,12 @@ afterAll(async () => {
 });
 
 /** Runs a scenario and keeps its row for the table, whatever the assertions then say. */
-async function run(scenario: (o: typeof options) => Promise<Row>): Promise<Row> {
-  const row = await scenario(options);
+async function run(scenario: (o: typeof options) => Promise<Row>, o = options): Promise<Row> {
+  const row = await scenario(o);
   rows.push(row);
   // The short form prints no table: a failing row shows its figures here.
   if (!FULL && row.violations.length > 0) console.log(`\n${formatTable([row], "Failed scenario")}\n`);
-  expect(row.sent).toBe(Math.round((options.rate * options.durationMs) / 1000));
+  expect(row.sent).toBe(Math.round((o.rate * o.durationMs) / 1000));
   return row;
 }
 
@@ -100,7 +101,7 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
   }, TIMEOUT);
 
   it.skipIf(!inject("prerequisites").redisServer)("Redis frozen (SIGSTOP): keyless and sandbox 200 throughout; keyed 503 with Retry-After, at once once the breaker is open", async () => {
-    const row = await run(redisFrozen);
+    const row = await run(redisFrozen, { ...options, durationMs: Math.max(options.durationMs, FROZEN_MIN_DURATION_MS) });
     expect(row.violations).toEqual([]);
     const f = row.figures;
     expect(f["keyless+sandbox non-200"]).toBe(0);
@@ -109,7 +110,7 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
   }, LONG_TIMEOUT);
 
   it("entitlement frozen, then killed: keyless, sandbox and sandbox-NWP callers 200 throughout; keyed 503 at once once the breaker is open; 200 after the restart", async () => {
-    const row = await run(entitlementFrozenKilled);
+    const row = await run(entitlementFrozenKilled, { ...options, durationMs: Math.max(options.durationMs, FROZEN_MIN_DURATION_MS) });
     expect(row.violations).toEqual([]);
     const f = row.figures;
     expect(f["keyless+sandbox sent"]).toBeGreaterThan(0);

@@ -21,8 +21,13 @@ const execFileAsync = promisify(execFile);
 
 /** REDIS_TIMEOUT_MS in the Redis scenario (the documented default). */
 export const REDIS_TIMEOUT_MS = 250;
-/** RPC_TIMEOUT_MS in the entitlement scenario: short, so the short form sees the breaker open too. */
-export const RPC_TIMEOUT_MS = 500;
+/**
+ * RPC_TIMEOUT_MS in the entitlement scenario: shorter than the default 5 s so the breaker opens
+ * within the run, long enough that a busy machine's slow NWP answers are not timeouts.
+ */
+export const RPC_TIMEOUT_MS = 2000;
+/** Both scenarios need a fault longer than the timeout and the breaker's opening (the short form's 3 s is not). */
+export const FROZEN_MIN_DURATION_MS = 8000;
 /**
  * What "at once" means: once the breaker can be open, the median outage answer is under this, or
  * under the keyless answers' median in the same window plus half the timeout, whichever is more
@@ -86,13 +91,13 @@ export async function entitlementFrozenKilled({ durationMs, rate }: ScenarioOpti
     try {
       const t0 = now();
       const load = startLoad({ rate, durationMs, pick: (i) => targetsOf(d.baseUrl, key)[i % 4] });
-      await until(t0, durationMs * 0.15);
+      await until(t0, durationMs * 0.1);
       const frozenAt = now();
       entitlement().child.kill("SIGSTOP");
-      await until(t0, durationMs * 0.65);
+      await until(t0, durationMs * 0.7);
       const killedAt = now();
       await killHard(entitlement()); // SIGKILL ends a stopped process too
-      await until(t0, durationMs * 0.8);
+      await until(t0, durationMs * 0.85);
       const restartAt = now();
       trackChild(d.restart("entitlement").child);
       const outcomes = await load.done;
@@ -138,8 +143,8 @@ const percentile = (xs: number[], p: number): number => (xs.length === 0 ? NaN :
 function judge(scenario: string, outcomes: Outcome[], t: Timeline): Row {
   const v = new Violations(t.t0);
   const keyless = outcomes.filter((o) => o.label !== "keyed");
-  // Keyed answers to requests sent while the dependency was away.
-  const outage = outcomes.filter((o) => o.label === "keyed" && o.startedAt >= t.faultAt && o.startedAt < t.backAt);
+  // Keyed answers given while the dependency was away, to requests sent before it was back.
+  const outage = outcomes.filter((o) => o.label === "keyed" && o.endedAt >= t.faultAt && o.startedAt < t.backAt);
   const firstOkAfter = outcomes.filter((o) => o.label === "keyed" && o.status === 200 && o.startedAt >= t.backAt).map((o) => o.endedAt);
   const recoveredAt = firstOkAfter.length ? Math.min(...firstOkAfter) : undefined;
   for (const o of outcomes) {
@@ -168,7 +173,7 @@ function judge(scenario: string, outcomes: Outcome[], t: Timeline): Row {
   const figures: Row["figures"] = {};
   t.phases.forEach(([name, start], i) => {
     const end = t.phases[i + 1]?.[1] ?? t.backAt;
-    const inPhase = outage503.filter((o) => o.startedAt >= start && o.startedAt < end).map((o) => o.endedAt - o.startedAt);
+    const inPhase = outage503.filter((o) => o.endedAt >= start && o.startedAt < end).map((o) => o.endedAt - o.startedAt);
     figures[`${name} (ms)`] = ms(end - start);
     figures[`${name}: keyed 503s`] = inPhase.length;
     figures[`${name}: 503 latency p50/p99/max (ms)`] = inPhase.length ? `${ms(percentile(inPhase, 50))}/${ms(percentile(inPhase, 99))}/${ms(Math.max(...inPhase))}` : "-";
