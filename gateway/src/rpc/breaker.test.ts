@@ -3,9 +3,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { breakerInterceptor, noAnswer } from "./breaker.js";
 
 describe("the gateway's breaker on a remote service", () => {
-  it("counts calls that got no answer, never an answer the service chose", () => {
+  it("counts calls that waited out their deadline, never an answer the service chose nor a fast refusal", () => {
     expect(noAnswer(new ConnectError("deadline", Code.DeadlineExceeded))).toBe(true);
-    expect(noAnswer(new ConnectError("connect ECONNREFUSED", Code.Unavailable))).toBe(true);
+    expect(noAnswer(new ConnectError("connect ECONNREFUSED", Code.Unavailable))).toBe(false);
     expect(noAnswer(new ConnectError("key store down", Code.Unavailable, { "retry-after": "2" }))).toBe(false);
     expect(noAnswer(new ConnectError("bad", Code.InvalidArgument))).toBe(false);
     expect(noAnswer(new ConnectError("nope", Code.Unauthenticated))).toBe(false);

@@ -1,17 +1,17 @@
 // A circuit breaker per remote service, as a Connect interceptor on the gateway's calls to it:
-// after consecutive calls that got no answer (the deadline passed, the connection failed), the
-// next calls fail at once with Unavailable and Retry-After instead of each waiting out
+// after consecutive calls that waited out their deadline without an answer, the next calls fail at once with Unavailable and Retry-After instead of each waiting out
 // RPC_TIMEOUT_MS, until a probe call gets an answer again. An answer the service chose to give,
 // even an error (its own Unavailable carries Retry-After), is an answer: it never opens the breaker.
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Breaker, CircuitOpenError, type BreakerOptions } from "@permits/common/breaker";
 import type { Logger } from "@permits/common/logger";
 
-/** The call got no answer from the service. */
+/**
+ * The call waited out its deadline without an answer. A refused connection fails fast already:
+ * counting it would hold the breaker open (up to a probe period) after the service is back.
+ */
 export function noAnswer(e: unknown): boolean {
-  if (!(e instanceof ConnectError)) return false;
-  if (e.code === Code.DeadlineExceeded) return true;
-  return e.code === Code.Unavailable && !e.metadata.has("retry-after");
+  return e instanceof ConnectError && e.code === Code.DeadlineExceeded;
 }
 
 /** Words for callers: the 503 says what is down and when to retry, never the breaker's internals. */

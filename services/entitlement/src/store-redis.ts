@@ -4,7 +4,7 @@
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
 import { createClient, ErrorReply } from "redis";
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
+import { DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout } from "@permits/common/timeout";
 import { Breaker, CircuitOpenError, DEFAULT_BREAKER, type BreakerOptions } from "@permits/common/breaker";
 import {
   isLocalSubscriptionStatus,
@@ -67,7 +67,9 @@ export class RedisStore implements EntitlementStore {
     const connecting = client.connect();
     if (options.waitForConnection === false) connecting.catch(() => {}); // reported through onError
     else await connecting;
-    const breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof StoreUnavailableError, { onChange: options.onBreaker });
+    // Timeouts only: a refused connection fails fast already, and counting it would hold the
+    // breaker open (up to a probe period) after Redis is back.
+    const breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof StoreUnavailableError && e.cause instanceof TimeoutError, { onChange: options.onBreaker });
     return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS, breaker);
   }
 
@@ -76,7 +78,7 @@ export class RedisStore implements EntitlementStore {
    * Failing to reach Redis is StoreUnavailableError; an error Redis itself answers is not.
    */
   private timed<T>(command: () => Promise<T>): Promise<T> {
-    // The breaker opens after consecutive failures to reach Redis (not errors Redis answers):
+    // The breaker opens after consecutive timeouts (not errors Redis answers, nor refusals):
     // then StoreUnavailableError comes at once instead of after the timeout, until a probe succeeds.
     return this.breaker.run(() =>
       withTimeout(command(), this.timeoutMs, "redis command").catch((e: unknown) => {

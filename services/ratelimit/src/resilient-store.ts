@@ -6,7 +6,7 @@
 // are not in Redis afterwards (a monthly ceiling can be overrun by what the outage admitted).
 // Paying callers are not refused for our failure; the gateway sees `degraded` and may log or
 // bill from it. Idempotency records written during an outage are per instance as well.
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
+import { DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout } from "@permits/common/timeout";
 import { Breaker, DEFAULT_BREAKER, type BreakerOptions } from "@permits/common/breaker";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
@@ -41,8 +41,9 @@ export class ResilientStore implements RateLimitStore {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.logger = options.logger;
     this.observer = options.observer;
-    // Every failure counts: a timeout, a refused command, a script error all fall back alike.
-    this.breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, () => true);
+    // Timeouts only: other failures come fast and fall back at once anyway; counting them would
+    // hold the breaker open (up to a probe period) after Redis is back.
+    this.breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof TimeoutError);
   }
 
   /** True while the last call fell back (Redis down). */
