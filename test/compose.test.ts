@@ -180,7 +180,8 @@ describe("docker-compose.yml", () => {
         ? Object.values(nets).map((n) => n?.ipv4_address).filter(Boolean)
         : [];
     const trust = env(services.gateway).TRUST_PROXY;
-    expect(trust === "true" || fixed.includes(trust), `TRUST_PROXY=${trust}, proxy at ${fixed}`).toBe(true);
+    expect(fixed.length).toBe(1);
+    expect(trust, `TRUST_PROXY=${trust}, proxy at ${fixed}`).toBe(fixed[0]);
   });
 });
 
@@ -193,6 +194,18 @@ describe("proxy", () => {
     expect(published).toMatch(/:80$/);
     const mounts = (proxy.volumes ?? []).map(String);
     expect(mounts.some((m) => m.startsWith("./deploy/nginx.conf:/etc/nginx/"))).toBe(true);
+  });
+
+  it("nginx.conf answers /metrics itself with a 404 in the API's error shape: metrics are never proxied", () => {
+    const conf = read("deploy/nginx.conf").replace(/#.*$/gm, "");
+    const block = /location\s*=\s*\/metrics\s*\{([^}]*)\}/.exec(conf)?.[1] ?? "";
+    expect(block).toMatch(/return 404 '\{"error":\{"code":"not_found"/);
+    expect(block).not.toMatch(/proxy_pass/);
+    // Each app container's metrics listener is on the backend network only (exposed, not published).
+    for (const [role, port] of Object.entries({ gateway: "9080", stormwater: "9701", nwp: "9702", entitlement: "9703", ratelimit: "9704" })) {
+      expect([env(services[role]).METRICS_HOST, env(services[role]).METRICS_PORT], role).toEqual(["0.0.0.0", port]);
+      expect((services[role] as { expose?: string[] }).expose, role).toContain(port);
+    }
   });
 
   it("nginx.conf upstreams to gateway:8080 and forwards X-Forwarded-For and X-Request-Id", () => {

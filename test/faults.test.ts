@@ -1,14 +1,17 @@
 // Fault scenarios against the distributed deployment under a steady load (issue 15): nwp killed
 // and restarted, the gateway sent SIGTERM, Redis stopped and restarted, the payment provider
-// unreachable then slow. Each scenario returns measured figures (test/faults/); this file holds
-// them to the issue's expectations.
+// unreachable then slow; and (issue 31) Redis frozen with SIGSTOP, and the entitlement service
+// frozen then killed, where circuit breakers answer the outage at once and keyless callers never
+// notice. Each scenario returns measured figures (test/faults/); this file holds them to the
+// issues' expectations.
 //
-// Short form (npm test): 3 s at 50 requests/s per scenario, about 30 s in all.
+// Short form (npm test): 3 s at 50 requests/s per scenario, about 45 s in all.
 // Full form (`npm run faults`, FAULTS_FULL=1): 20 s at 200 requests/s per scenario, then the
 // table is printed. 200/s is what this 2-core machine serves with five or six server processes,
 // Redis and the load generator sharing it, with room left so latency stays far from the bounds.
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart, type Row } from "./faults/scenarios.js";
+import { FROZEN_MIN_DURATION_MS } from "./faults/frozen.js";
+import { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart, type Row } from "./faults/scenarios.js";
 import { RECOVERY_BOUND_MS } from "./faults/nwp-restart.js";
 import { TIMEOUT_MS } from "./faults/provider-outage.js";
 import { closeAll } from "./faults/resources.js";
@@ -17,6 +20,8 @@ import { formatTable } from "./faults/table.js";
 const FULL = process.env.FAULTS_FULL === "1";
 const options = FULL ? { durationMs: 20_000, rate: 200 } : { durationMs: 3000, rate: 50 };
 const TIMEOUT = FULL ? 120_000 : 45_000;
+/** The scenarios that start a deployment, restart or thaw a part and wait for recovery. */
+const LONG_TIMEOUT = FULL ? 180_000 : 90_000;
 
 const rows: Row[] = [];
 afterAll(async () => {
@@ -25,10 +30,12 @@ afterAll(async () => {
 });
 
 /** Runs a scenario and keeps its row for the table, whatever the assertions then say. */
-async function run(scenario: (o: typeof options) => Promise<Row>): Promise<Row> {
-  const row = await scenario(options);
+async function run(scenario: (o: typeof options) => Promise<Row>, o = options): Promise<Row> {
+  const row = await scenario(o);
   rows.push(row);
-  expect(row.sent).toBe(Math.round((options.rate * options.durationMs) / 1000));
+  // The short form prints no table: a failing row shows its figures here.
+  if (!FULL && row.violations.length > 0) console.log(`\n${formatTable([row], "Failed scenario")}\n`);
+  expect(row.sent).toBe(Math.round((o.rate * o.durationMs) / 1000));
   return row;
 }
 
@@ -92,4 +99,25 @@ describe.sequential(`fault scenarios (${FULL ? "full" : "short"} form)`, () => {
     expect(f["sandbox+anonymous non-200"]).toBe(0);
     expect(f["pro again after the provider returned"]).toBe(true);
   }, TIMEOUT);
+
+  it.skipIf(!inject("prerequisites").redisServer)("Redis frozen (SIGSTOP): keyless and sandbox 200 throughout; keyed 503 with Retry-After, at once once the breaker is open", async () => {
+    const row = await run(redisFrozen, { ...options, durationMs: Math.max(options.durationMs, FROZEN_MIN_DURATION_MS) });
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["keyless+sandbox non-200"]).toBe(0);
+    expect(f["frozen: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["keyed 503 documented (Retry-After)"]).toBe(row.statuses["503"]);
+  }, LONG_TIMEOUT);
+
+  it("entitlement frozen, then killed: keyless, sandbox and sandbox-NWP callers 200 throughout; keyed 503 at once once the breaker is open; 200 after the restart", async () => {
+    const row = await run(entitlementFrozenKilled, { ...options, durationMs: Math.max(options.durationMs, FROZEN_MIN_DURATION_MS) });
+    expect(row.violations).toEqual([]);
+    const f = row.figures;
+    expect(f["keyless+sandbox sent"]).toBeGreaterThan(0);
+    expect(f["keyless+sandbox non-200"]).toBe(0);
+    expect(f["frozen: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["killed: keyed 503s"]).toBeGreaterThan(0);
+    expect(f["keyed 503 documented (Retry-After)"]).toBe(row.statuses["503"]);
+    expect(f["keyed 200 after the restart"]).toBe(true);
+  }, LONG_TIMEOUT);
 });

@@ -3,6 +3,7 @@
 // for values, its TypeScript types for fields the API does not have), then check the wiring
 // against docs/configuration.md, the Dockerfile, docker-compose.yml, package.json and bench/results.json.
 // Every check returns its problems, so the last block can show each one failing on a mutation.
+import { DEFAULT_METRICS_PORTS } from "@permits/rpc";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -172,10 +173,15 @@ function workloadProblems(objs: Obj[], x: Expected): string[] {
     const dist = script?.split(" ").at(-1)?.split("/dist/")[0];
     if (!x.dockerfile.includes(`COPY --from=build /app/${dist}/dist ${dist}/dist`)) p.push(`${role}: the Dockerfile does not copy ${dist}/dist`);
     const port = x.ports[role];
-    if (c.ports?.length !== 1 || c.ports[0].containerPort !== port) p.push(`${role}: container ports ${JSON.stringify(c.ports)}, expected ${port}`);
+    // The public port, then the metrics listener's (METRICS_PORT), which the scrape annotation names.
+    const metricsPort = DEFAULT_METRICS_PORTS[role];
+    if (c.ports?.length !== 2 || c.ports[0].containerPort !== port || c.ports[1].name !== "metrics" || c.ports[1].containerPort !== metricsPort) p.push(`${role}: container ports ${JSON.stringify(c.ports)}, expected ${port} and metrics ${metricsPort}`);
+    const scrape = d.spec.template.metadata?.annotations ?? {};
+    if (scrape["prometheus.io/port"] !== String(metricsPort) || scrape["prometheus.io/path"] !== "/metrics") p.push(`${role}: scrape annotations ${JSON.stringify(scrape)}, expected /metrics on ${metricsPort}`);
     const env = Object.fromEntries(envOf(d).map((e) => [e.name, e]));
     if (env.PORT?.value !== String(port)) p.push(`${role}: PORT ${env.PORT?.value}, expected ${port}`);
     if (env.HOST?.value !== "0.0.0.0") p.push(`${role}: HOST ${env.HOST?.value}, expected 0.0.0.0`);
+    if (env.METRICS_HOST?.value !== "0.0.0.0" || env.METRICS_PORT?.value !== String(metricsPort)) p.push(`${role}: METRICS_HOST ${env.METRICS_HOST?.value} METRICS_PORT ${env.METRICS_PORT?.value}, expected 0.0.0.0 and ${metricsPort}`);
     if (d.spec.replicas !== undefined) p.push(`${role}: spec.replicas is set; its HPA owns the count`);
     for (const name of Object.keys(env)) {
       const usedBy = x.variables.get(name);

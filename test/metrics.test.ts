@@ -1,13 +1,14 @@
-// GET /metrics on the gateway and on every service port, in the Prometheus text format, read back
-// with a real parser: the request, RPC and process metrics are there with the labels docs/operations.md
-// lists, the route is neither metered nor listed, and no label carries a key, address or request id.
+// GET /metrics on the metrics listener (METRICS_PORT) of the gateway and of every service, in the
+// Prometheus text format, read back with a real parser: the request, RPC and process metrics are
+// there with the labels docs/operations.md lists, no label carries a key, address or request id,
+// and the public ports answer 404 for /metrics.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { sendToken } from "@permits/rpc";
 import { EntitlementService, KeyKind } from "@permits/proto/entitlement/v1/entitlement";
-import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, type Distributed } from "./support/processes.js";
+import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, waitFor, type Distributed } from "./support/processes.js";
 
 interface Family {
   name: string;
@@ -28,7 +29,9 @@ const sample = (f: Family | undefined, labels: Record<string, string>) => f?.met
 let d: Distributed;
 const site = JSON.stringify({ state: "TX", activity: "construction", acres: 5 });
 beforeAll(async () => {
-  d = await startDistributed({ TIERS_FILE: generousTiersFile() });
+  // Any free metrics port per process, read back from its "metrics listening" log line.
+  d = await startDistributed({ TIERS_FILE: generousTiersFile(), METRICS_PORT: "0", LOG_LEVEL: "info" });
+  for (const p of d.procs) await waitFor(async () => /"metricsPort":\d+/.test(p.output()), 10_000, `${p.name}'s metrics listener`);
   for (let i = 0; i < 3; i++) {
     const res = await fetch(`${d.baseUrl}/api/v1/determine`, { method: "POST", body: site, headers: { "content-type": "application/json", "x-request-id": `metrics-probe-${i}` } });
     expect(res.status).toBe(200);
@@ -50,9 +53,17 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => d?.close());
 
+/** The metrics listener of a process (gateway, stormwater, ...). */
+function metricsOf(name: string): string {
+  const out = d.procs.find((p) => p.name === name)!.output();
+  const m = /"metricsHost":"([^"]+)","metricsPort":(\d+)/.exec(out)!;
+  expect(m[1]).toBe("127.0.0.1"); // loopback by default
+  return `http://127.0.0.1:${m[2]}`;
+}
+
 describe("GET /metrics", () => {
   it("on the gateway: requests by route, method, status class and surface; calls to each service; process metrics", async () => {
-    const { contentType, text, families } = await scrape(d.baseUrl);
+    const { contentType, text, families } = await scrape(metricsOf("gateway"));
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const requests = families.get("http_server_requests_total");
     expect(requests?.type).toBe("COUNTER");
@@ -76,7 +87,7 @@ describe("GET /metrics", () => {
   });
 
   it("on every service port: RPCs by method and code, the refused ones too, and process metrics", async () => {
-    const stormwater = (await scrape(d.serviceUrls.STORMWATER_URL)).families;
+    const stormwater = (await scrape(metricsOf("stormwater"))).families;
     expect(sample(stormwater.get("rpc_server_requests_total"), { method: "permits.stormwater.v1.StormwaterService/Determine", code: "ok" })?.value).toBe("5");
     expect(stormwater.get("rpc_server_duration_seconds")?.type).toBe("HISTOGRAM");
     // Determinations by engine and coverage: the five the engine made (the replay made none).
@@ -85,13 +96,26 @@ describe("GET /metrics", () => {
     // A call without the caller's credential is counted with its code.
     const refused = await fetch(`${d.serviceUrls.NWP_URL}/permits.nwp.v1.NwpService/ListActivities`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(refused.status).toBe(401);
-    const nwp = (await scrape(d.serviceUrls.NWP_URL)).families;
+    const nwp = (await scrape(metricsOf("nwp"))).families;
     expect(sample(nwp.get("rpc_server_requests_total"), { method: "permits.nwp.v1.NwpService/ListActivities", code: "unauthenticated" })?.value).toBe("1");
-    for (const url of Object.values(d.serviceUrls)) expect((await scrape(url)).families.has("process_cpu_seconds_total"), url).toBe(true);
+    for (const name of ["stormwater", "nwp", "entitlement", "ratelimit"]) expect((await scrape(metricsOf(name))).families.has("process_cpu_seconds_total"), name).toBe(true);
+  });
+
+  it("the public ports answer 404 for /metrics: the gateway in its error vocabulary, every service", async () => {
+    const gw = await fetch(`${d.baseUrl}/metrics`);
+    expect(gw.status).toBe(404);
+    expect(((await gw.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    for (const url of Object.values(d.serviceUrls)) {
+      const res = await fetch(`${url}/metrics`);
+      await res.arrayBuffer();
+      expect(res.status, url).toBe(404);
+    }
+    // The metrics listener serves /metrics only.
+    expect((await fetch(`${metricsOf("gateway")}/api/v1`)).status).toBe(404);
   });
 
   it("is not metered, not in the discovery index or the OpenAPI document, and no label is a key, address or request id", async () => {
-    const res = await fetch(`${d.baseUrl}/metrics`);
+    const res = await fetch(`${metricsOf("gateway")}/metrics`);
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     const text = await res.text();
     expect(text).not.toMatch(/svc_live_|metrics-probe-|127\.0\.0\.1|req_[A-Za-z0-9]/);

@@ -26,8 +26,14 @@ it("runs the client and the service chain once for each call a public request ma
   seen.length = 0;
   const res = await e.app.inject({ method: "POST", url: "/api/v1/determine", payload: { state: "TX", activity: "construction", acres: 5 } });
   expect(res.statusCode).toBe(200);
-  // Who is calling, the rate decision, then the determination; each seen by the service, then the client.
-  expect(seen).toEqual(["service Authenticate ok", "client Authenticate ok", "service Decide ok", "client Decide ok", "service Determine ok", "client Determine ok"]);
+  // The rate decision, then the determination; each seen by the service, then the client. A
+  // caller without a key needs no key check: no Authenticate call (access.ts, keyless.ts).
+  expect(seen).toEqual(["service Decide ok", "client Decide ok", "service Determine ok", "client Determine ok"]);
+  // A keyed caller is identified by the entitlement service first.
+  seen.length = 0;
+  const keyed = await e.app.inject({ method: "POST", url: "/api/v1/determine", headers: { "x-api-key": "svc_live_unknownkey0123456789" }, payload: { state: "TX", activity: "construction", acres: 5 } });
+  expect(keyed.statusCode).toBe(401);
+  expect(seen.slice(0, 2)).toEqual(["service Authenticate Unauthenticated", "client Authenticate Unauthenticated"]);
 });
 
 it("passes a service's refusal through both chains with its code", async () => {

@@ -19,6 +19,10 @@ describe("invalid configuration", () => {
     ["gateway/dist/main.js", { PORT: "eighty" }, /PORT/],
     ["gateway/dist/main.js", { BODY_LIMIT_BYTES: "-5" }, /BODY_LIMIT_BYTES/],
     ["gateway/dist/main.js", { TRUST_PROXY: "the proxy" }, /TRUST_PROXY/],
+    // The embedded gateway off loopback with the public development secret (issue 31, section 5).
+    ["gateway/dist/main.js", { HOST: "0.0.0.0", PORT: "17998", LEGACY_KEY_SECRET: "" }, /LEGACY_KEY_SECRET: required when listening on 0\.0\.0\.0 \(not a loopback address\): the development secret is public/],
+    ["gateway/dist/main.js", { HOST: "0.0.0.0", PORT: "17998", LEGACY_KEY_SECRET: "dev-only-legacy-key-secret-do-not-use-in-production" }, /LEGACY_KEY_SECRET: required when listening on 0\.0\.0\.0/],
+    ["gateway/dist/main.js", { TRUST_PROXY: "true" }, /TRUST_PROXY.*true is refused.*set TRUST_PROXY to the addresses or CIDRs of your proxies/],
     ["gateway/dist/main.js", { STORMWATER_URL: "not a url" }, /STORMWATER_URL/],
     ["gateway/dist/main.js", { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     ["gateway/dist/main.js", { HEAP_GROWING_PERCENT: "fast" }, /HEAP_GROWING_PERCENT/],
@@ -125,4 +129,30 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
     expect(allRemote).toEqual([]);
     expect(allRemoteSet).toEqual(["--heap-growing-percent=100"]);
   }, 30_000);
+});
+
+describe("the embedded gateway on a reachable address (issue 31, section 5)", () => {
+  it("starts on 0.0.0.0 with its own LEGACY_KEY_SECRET, and its public port answers 404 for /metrics", async () => {
+    const port = await freePort();
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-reachable-"));
+    const child = spawn(process.execPath, [path.join(ROOT, "gateway/dist/main.js")], {
+      env: { ...process.env, HOST: "0.0.0.0", PORT: String(port), METRICS_PORT: "0", STATE_DIR: stateDir, REDIS_URL: "", LEGACY_KEY_SECRET: "a-real-secret-of-this-deployment-0123" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      let up = false;
+      for (let i = 0; i < 240 && !up && child.exitCode === null; i++) {
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        if (!up) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(up).toBe(true);
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(404);
+      expect(((await metrics.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

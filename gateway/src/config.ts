@@ -1,16 +1,10 @@
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/runtime";
 import { DEFAULT_LIMITS } from "@permits/rpc";
 import { makeValidator } from "envalid";
+import { parseTrustProxy, type TrustProxy } from "./http/client-address.js";
 
-/** Fastify's trustProxy: off, true, or a comma-separated list of proxy addresses or CIDRs. */
-const trustProxy = makeValidator<boolean | string[]>((input) => {
-  const v = input.trim().toLowerCase();
-  if (v === "false" || v === "0") return false;
-  if (v === "true" || v === "1") return true;
-  const list = input.split(",").map((s) => s.trim()).filter(Boolean);
-  if (list.length === 0 || list.some((s) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s))) throw new Error("must be true, false, or a comma-separated list of IP addresses or CIDRs");
-  return list;
-});
+/** Fastify's trustProxy from TRUST_PROXY (client-address.ts): off, proxy addresses/CIDRs, or a hop count. */
+const trustProxy = makeValidator<TrustProxy>(parseTrustProxy);
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readEnv(
@@ -19,7 +13,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       PORT: port({ default: 8080, desc: "Port the gateway listens on." }),
       LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
       BODY_LIMIT_BYTES: positiveInt({ default: 65536, desc: "Largest accepted request body." }),
-      TRUST_PROXY: trustProxy({ default: false, desc: "Take the client address from X-Forwarded-For set by these proxies." }),
+      TRUST_PROXY: trustProxy({ default: false, desc: "The proxies in front of the gateway: their addresses or CIDRs (comma-separated), or a hop count; the client is the rightmost X-Forwarded-For address not among them. Unset: the socket's peer. `true` is refused." }),
       RPC_TIMEOUT_MS: positiveInt({ default: 5000, desc: "Deadline of each call to a remote service." }),
       // The same limits, and defaults, as every service's listener.
       HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs, desc: "A client must send its whole request head within this time (slowloris)." }),

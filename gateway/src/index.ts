@@ -4,6 +4,7 @@
 export { buildApp } from "./app.js";
 export type { ServiceClients } from "./clients.js";
 export { readGatewayConfig, type GatewayConfig } from "./config.js";
+export { parseTrustProxy } from "./http/client-address.js";
 export { serializeBody } from "./http/public-json.js";
 export { TOOLS } from "./mcp/tools.js";
 export { unknownPathSurface, type RouteSpec } from "./http/route-table.js";

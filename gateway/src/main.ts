@@ -1,13 +1,15 @@
 // `npm start` (embedded: every service in this process) and `npm run start:gateway`
 // (each service remote when its <SERVICE>_URL is set).
 import { createLogger, limitHeapGrowth, startOrExit, systemClock } from "@permits/runtime";
-import { closeOnSignals, processRegistry, rpcClientMetrics, startTracing } from "@permits/rpc";
+import { closeOnSignals, DEFAULT_METRICS_PORTS, listenMetrics, processRegistry, readMetricsListener, rpcClientMetrics, startTracing } from "@permits/rpc";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
 import { wireServices } from "./wiring.js";
+import { refuseUnsafeDefaults } from "./safe-defaults.js";
 
 void startOrExit(async () => {
   const config = readGatewayConfig();
+  await refuseUnsafeDefaults(config, process.env);
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
   // Off unless OTEL_* asks for it: then no interceptor is added and the chains stay empty.
@@ -22,7 +24,9 @@ void startOrExit(async () => {
     service: tracing ? [tracing.server] : [],
   });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines, metrics, tracing: tracing !== undefined });
+  const metricsAt = readMetricsListener(process.env, DEFAULT_METRICS_PORTS.gateway);
   await app.listen({ host: config.HOST, port: config.PORT });
+  const metricsListener = await listenMetrics(metrics, metricsAt, logger);
   // In-flight requests finish first, then the services and their stores close.
-  closeOnSignals({ close: async () => { await app.close(); await wiring.close(); await tracing?.shutdown(); } }, logger);
+  closeOnSignals({ close: async () => { await app.close(); await metricsListener.close(); await wiring.close(); await tracing?.shutdown(); } }, logger);
 });

@@ -13,6 +13,8 @@ import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { ServiceClients } from "./clients.js";
+import { breakerInterceptor } from "./rpc/breaker.js";
+import { readBreakerOptions } from "@permits/runtime";
 import type { InternalEngines } from "./deps.js";
 import type { GatewayConfig } from "./config.js";
 
@@ -67,10 +69,12 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
   }
   // Who may call the engines mounted on this gateway's port (rpc/plugin.ts).
   const callers = readInternalTokens(ctx.env);
+  const breakers = readBreakerOptions(ctx.env);
   for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
     const url = urls[name];
     const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
-    const client = url ? [...(interceptors.client ?? []), ...(interceptors.remote ?? []), sendToken(token!)] : (interceptors.client ?? []);
+    // Remote calls pass a circuit breaker of their own service (rpc/breaker.ts).
+    const client = url ? [...(interceptors.client ?? []), breakerInterceptor(name, breakers, ctx.logger), ...(interceptors.remote ?? []), sendToken(token!)] : (interceptors.client ?? []);
     wired[name] = { ...w, transport: withInterceptors(w.transport, client) };
   }
   const clients: ServiceClients = {

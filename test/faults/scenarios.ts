@@ -4,7 +4,9 @@ import { gatewaySigterm } from "./gateway-sigterm.js";
 import { nwpKillRestart } from "./nwp-restart.js";
 import { providerOutage } from "./provider-outage.js";
 import { redisKillRestart } from "./redis-restart.js";
+import { entitlementFrozenKilled, redisFrozen } from "./frozen.js";
 import type { Row } from "./row.js";
 
-export { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart };
+export { entitlementFrozenKilled, gatewaySigterm, nwpKillRestart, providerOutage, redisFrozen, redisKillRestart };
 export type { Row };
+

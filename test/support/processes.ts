@@ -166,7 +166,8 @@ export async function startDistributed(env: Record<string, string> = {}, root = 
     rmSync(stateDir, { recursive: true, force: true });
   };
   try {
-    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 20_000, "the distributed deployment to be ready");
+    // Generous: five processes loading datasets on a busy 2-core machine can take half a minute.
+    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 60_000, "the distributed deployment to be ready");
   } catch (e) {
     const logs = procs.map((p) => `--- ${p.name} (exit ${p.child.exitCode})\n${p.output()}`).join("\n");
     await close();

@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
 import { PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
-import { parseLegacyKey } from "@permits/entitlement";
+import { KeylessCallers, MISSING, parseLegacyKey } from "@permits/entitlement";
 import type { ServiceClients } from "../clients.js";
 import { Problem, toProblem, type Surface } from "../http/problems.js";
 import type { RouteAccess } from "./options.js";
@@ -27,16 +27,23 @@ const ACCEPTED_FORMS = "send Authorization: Bearer <key> or X-API-Key: <key>";
 function apiKeyOf(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
   if (auth !== undefined) {
-    const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+    // ASCII whitespace only: a key with a trailing no-break space (0xA0) is not the key.
+    const m = typeof auth === "string" ? /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(auth) : null;
     if (!m) throw new Problem("invalid_api_key", `The Authorization header is not a key in an accepted form: ${ACCEPTED_FORMS}.`);
     return m[1];
   }
   const key = req.headers["x-api-key"];
   if (key !== undefined) {
-    if (typeof key !== "string" || key.trim() === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
-    return key.trim();
+    const trimmed = typeof key === "string" ? trimAscii(key) : "";
+    if (trimmed === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
+    return trimmed;
   }
   return undefined;
+}
+
+/** Trims spaces and tabs (what HTTP calls whitespace), never other characters such as U+00A0. */
+function trimAscii(s: string): string {
+  return s.replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
 /** A caller known only by its address: metered per address on the surface. */
@@ -49,11 +56,15 @@ export function keylessPrincipal(req: FastifyRequest, surface: Surface, tier: Ti
  * legacy key on a route that takes both schemes is answered as the NWP surface). Throws a Problem
  * in that surface's terms when no caller can be named (a malformed or unknown key, an outage).
  */
-export async function identify(entitlement: ServiceClients["entitlement"], req: FastifyRequest, route: RouteAccess): Promise<Principal> {
+export async function identify(entitlement: ServiceClients["entitlement"], keyless: KeylessCallers, req: FastifyRequest, route: RouteAccess): Promise<Principal> {
   req.surface = route.surface;
   if (route.ipPolicy) return keylessPrincipal(req, route.surface, Tier.ANONYMOUS);
   const apiKey = apiKeyOf(req);
   if (route.legacyKeys && apiKey !== undefined && parseLegacyKey(apiKey)) req.surface = "nwp";
+  // No key and the sandbox key need no key check: decided here, without the entitlement service.
+  const local = keyless.identify(SURFACES[req.surface] as SurfaceEnum.STORMWATER | SurfaceEnum.NWP, apiKey, req.ip);
+  if (local === MISSING) throw missingKey();
+  if (local) return local;
   let principal: Principal | undefined;
   try {
     principal = (await entitlement.authenticate({ surface: SURFACES[req.surface], apiKey, clientIp: req.ip })).principal;
@@ -68,9 +79,13 @@ function authProblem(e: unknown, keySent: boolean): Problem {
   if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
     return keySent
       ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
-      : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
+      : missingKey();
   }
   return entitlementOutage(e) ?? toProblem(e);
+}
+
+function missingKey(): Problem {
+  return new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
 }
 
 /**
@@ -80,6 +95,8 @@ function authProblem(e: unknown, keySent: boolean): Problem {
  */
 export function entitlementOutage(e: unknown): Problem | undefined {
   if (!(e instanceof ConnectError) || e.code !== Code.Unavailable) return undefined;
-  const retry = e.metadata.get("retry-after") ?? "5";
-  return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
+  const retry = e.metadata.get("retry-after");
+  // Without Retry-After it is the transport's error (the service did not answer): its text is not for callers.
+  const message = retry === null ? "The key check service could not be reached. This is temporary and says nothing about the key; retry in 5 seconds." : e.rawMessage;
+  return new Problem("entitlement_check_unavailable", message, { status: 503, headers: { "retry-after": retry ?? "5" } });
 }

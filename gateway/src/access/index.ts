@@ -12,6 +12,7 @@ import type { AppDeps } from "../deps.js";
 import { Problem, type Surface } from "../http/problems.js";
 import { tierWord, writeTierHeader } from "./headers.js";
 import { identify } from "./identify.js";
+import { KeylessCallers } from "@permits/entitlement";
 import { meter, refundUnanswered, withStanding, writeStanding, type MeterDeps, type QuotaCharge } from "./meter.js";
 import { routeAccess, type RouteAccess } from "./options.js";
 
@@ -39,6 +40,8 @@ declare module "fastify" {
 export const accessControl = fp<AppDeps>(
   async (app, deps) => {
     const meterDeps: MeterDeps = deps;
+    // No key and the sandbox key are decided in the gateway, without the entitlement service.
+    const keyless = new KeylessCallers(deps.config.SANDBOX_KEY);
     app.decorateRequest("principal", null);
     app.decorateRequest("quotaCharge", null);
     app.decorateRequest("surface", null);
@@ -57,7 +60,7 @@ export const accessControl = fp<AppDeps>(
       const options = routeOptions.config?.access;
       if (options === undefined) return;
       const route = routeAccess(routeOptions.url ?? routeOptions.path, routeOptions.config?.surface, options);
-      attach(routeOptions, "onRequest", controlAccess(meterDeps, route));
+      attach(routeOptions, "onRequest", controlAccess(meterDeps, keyless, route));
       // Only a route that spends can hold a quota charge to give back.
       if (!route.noSpend) attach(routeOptions, "onSend", refund);
     });
@@ -73,11 +76,11 @@ function attach(routeOptions: RouteOptions, name: "onRequest" | "onSend", hook: 
 }
 
 /** The route's onRequest hook: identify the caller, hold it to the route's tiers, then spend. */
-function controlAccess(deps: MeterDeps, route: RouteAccess): onRequestAsyncHookHandler {
+function controlAccess(deps: MeterDeps, keyless: KeylessCallers, route: RouteAccess): onRequestAsyncHookHandler {
   return async function controlAccess(req: FastifyRequest, reply: FastifyReply) {
     let principal: Principal;
     try {
-      principal = req.principal = await identify(deps.clients.entitlement, req, route);
+      principal = req.principal = await identify(deps.clients.entitlement, keyless, req, route);
     } catch (e) {
       throw await withStanding(deps, req, reply, e);
     }

@@ -1,8 +1,8 @@
-// GET /metrics for Prometheus, and the HTTP request metrics behind it. The route is outside the
-// route table: not in the discovery index or the OpenAPI document, not metered, never rate limited.
+// The HTTP request metrics of the gateway. They are served by the metrics listener (METRICS_PORT,
+// @permits/rpc's listenMetrics), never on the public port: /metrics there is a 404.
 import fp from "fastify-plugin";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { METRICS_CONTENT_TYPE, METRICS_PATH, recorder } from "@permits/rpc";
+import { recorder } from "@permits/rpc";
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -40,5 +40,4 @@ export const serveMetrics = fp<{ registry: Registry }>(async (app, { registry })
     record(`${route} ${req.method} ${statusClass}`, () => ({ route, method: req.method, status_class: statusClass, surface: req.routeOptions.config?.surface ?? "none" }), reply.elapsedTime / 1000);
     done();
   });
-  app.get(METRICS_PATH, async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(await registry.metrics()));
 }, { name: "metrics" });

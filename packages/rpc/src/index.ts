@@ -7,6 +7,7 @@ export * from "./interceptors/internal-auth.js";
 export * from "./interceptors/metrics.js";
 export * from "./interceptors/tracing.js";
 export * from "./server/lean-unary.js";
+export * from "./server/metrics-listener.js";
 export * from "./server/reflection.js";
 export * from "./server/serve.js";
 export * from "./server/standalone.js";

@@ -1,4 +1,5 @@
 // The front door of @permits/runtime: everything other packages may import (README.md says what is here and why).
+export * from "./breaker.js";
 export * from "./clock.js";
 export * from "./config.js";
 export * from "./heap.js";

@@ -7,7 +7,7 @@ import { Surface } from "@permits/proto/common/v1/common";
 import { KeyKind, Plan, PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
 import { invalidArgument, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
-import { createHash, timingSafeEqual } from "node:crypto";
+import { KeylessCallers, MISSING } from "./keyless.js";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";
 import { isActiveStatus, LOCAL_STORE_REASON, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
 import type { EntitlementStore } from "./store.js";
@@ -61,11 +61,11 @@ export class Authenticator {
   /** Single flight: concurrent checks of one subscription share one provider call. */
   private readonly inflight = new Map<string, Promise<SubscriptionLookup>>();
 
-  /** The sandbox key's digest, computed once: each call hashes only the presented key. */
-  private readonly sandboxDigest: Buffer;
+  /** No key and the sandbox key: decided without the store (keyless.ts, shared with the gateway). */
+  private readonly keyless: KeylessCallers;
 
   constructor(private readonly deps: AuthenticatorDeps) {
-    this.sandboxDigest = createHash("sha256").update(deps.sandboxKey).digest();
+    this.keyless = new KeylessCallers(deps.sandboxKey);
   }
 
   async authenticate(surface: Surface, apiKey: string | undefined, clientIp: string): Promise<Principal> {
@@ -74,16 +74,10 @@ export class Authenticator {
         { field: "surface", description: "unspecified or unknown surface", reason: ViolationReason.MISSING },
       ]);
     }
-    if (apiKey === undefined) {
-      if (surface === Surface.NWP) throw this.refuse(surface, "missing");
-      return this.principal(surface, { tier: Tier.ANONYMOUS, bucket: this.ipBucket(clientIp), keyKind: KeyKind.UNSPECIFIED });
-    }
-    // The shared sandbox key first: one constant-time comparison, same answer on both surfaces.
-    // Comparing digests keeps the time independent of both keys' contents and lengths.
-    if (timingSafeEqual(createHash("sha256").update(apiKey).digest(), this.sandboxDigest)) {
-      return this.principal(surface, { tier: Tier.SANDBOX, bucket: this.ipBucket(clientIp), keyKind: KeyKind.SANDBOX });
-    }
-    return surface === Surface.STORMWATER ? this.stormwaterKey(apiKey) : this.nwpKey(apiKey);
+    const keyless = this.keyless.identify(surface, apiKey, clientIp);
+    if (keyless === MISSING) throw this.refuse(surface, "missing");
+    if (keyless) return keyless;
+    return surface === Surface.STORMWATER ? this.stormwaterKey(apiKey!) : this.nwpKey(apiKey!);
   }
 
   /** The stormwater surface: `svc_live_…` and `svc_test_…` keys, looked up by hash. */
@@ -173,16 +167,6 @@ export class Authenticator {
       // Name what failed: the local provider's backend is the key store (Redis or the file).
       throw reason === LOCAL_STORE_REASON ? keyStoreUnavailableError() : unavailableError();
     }
-  }
-
-  private ipBucket(clientIp: string): string {
-    // Without the IP every anonymous and sandbox caller would share one bucket.
-    if (!clientIp) {
-      throw invalidArgument("client_ip is required for per-IP buckets", [
-        { field: "client_ip", description: "the calling IP is required", reason: ViolationReason.MISSING },
-      ]);
-    }
-    return `ip:${clientIp}`;
   }
 
   private refuse(surface: Surface, reason: Refusal, keyId?: string): ConnectError {

@@ -16,6 +16,7 @@
 import path from "node:path";
 import { type Clock, DEFAULT_REDIS_TIMEOUT_MS, systemClock } from "@permits/runtime";
 import type { Logger } from "pino";
+import { readBreakerOptions, type BreakerOptions } from "@permits/runtime";
 import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
@@ -33,7 +34,7 @@ export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
 type Env = Record<string, string | undefined>;
 
 export interface EntitlementConfig {
-  store: { backend: "lmdb"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number };
+  store: { backend: "lmdb"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number; breaker: BreakerOptions };
   sandboxKey: string;
   legacySecret: string;
   provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
@@ -76,7 +77,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
     if (u.protocol !== "redis:" && u.protocol !== "rediss:") fail("REDIS_URL", "must use redis:// or rediss://");
     const prefix = read(env, "ENTITLEMENT_REDIS_PREFIX") ?? DEFAULT_REDIS_PREFIX;
     if (/\s/.test(prefix)) fail("ENTITLEMENT_REDIS_PREFIX", "must not contain whitespace");
-    store = { backend: "redis", url: redisUrl, prefix, timeoutMs: readMs(env, "REDIS_TIMEOUT_MS", DEFAULT_REDIS_TIMEOUT_MS) };
+    store = { backend: "redis", url: redisUrl, prefix, timeoutMs: readMs(env, "REDIS_TIMEOUT_MS", DEFAULT_REDIS_TIMEOUT_MS), breaker: readBreakerOptions(env) };
   } else {
     const dir = read(env, "STATE_DIR") ?? DEFAULT_STATE_DIR;
     if (dir.includes("\0")) fail("STATE_DIR", "is not a valid path");
@@ -129,6 +130,8 @@ export async function openStore(config: EntitlementConfig, logger?: Logger, wait
     url: config.store.url,
     prefix: config.store.prefix,
     timeoutMs: config.store.timeoutMs,
+    breaker: config.store.breaker,
+    onBreaker: (open) => logger?.warn({ store: "redis", breaker: open ? "open" : "closed" }, open ? "key store: circuit breaker open; keyed calls answered 503 at once until a probe succeeds" : "key store: circuit breaker closed; Redis answers again"),
     // Only the error's class and code: the message of a connection error can name the host.
     onError: (err) => logger?.error({ err: { name: err.name, code: (err as NodeJS.ErrnoException).code } }, "redis connection error"),
   });

@@ -5,6 +5,7 @@ import type { BuildContext, BuiltService } from "@permits/runtime";
 import type { CliIo } from "./cli.js";
 
 export * from "./keys.js";
+export * from "./keyless.js";
 export * from "./legacy-state-file.js";
 export { ENTITLEMENT_DB_FILE, LmdbStore } from "./store-lmdb.js";
 export type { CliIo } from "./cli.js";
@@ -17,4 +18,17 @@ export async function build(ctx: BuildContext): Promise<BuiltService> {
 /** The key CLI (npm run keys): the exit code, output through `io`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return (await import("./cli.js")).runCli(argv, io);
+}
+
+/**
+ * Whether the service would run with the public development LEGACY_KEY_SECRET under `env`;
+ * undefined when its configuration does not parse (reported, with its own message, at build).
+ */
+export async function usesDevelopmentLegacySecret(env: NodeJS.ProcessEnv): Promise<boolean | undefined> {
+  const { DEV_LEGACY_KEY_SECRET, loadEntitlementConfig } = await import("./config.js");
+  try {
+    return loadEntitlementConfig(env).legacySecret === DEV_LEGACY_KEY_SECRET;
+  } catch {
+    return undefined;
+  }
 }

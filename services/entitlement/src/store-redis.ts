@@ -4,7 +4,7 @@
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
 import { createClient, ErrorReply } from "redis";
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/runtime";
+import { Breaker, CircuitOpenError, DEFAULT_BREAKER, DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout, type BreakerOptions } from "@permits/runtime";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
@@ -31,6 +31,10 @@ export interface RedisStoreOptions {
    * for the keys CLI): wait for the first connection.
    */
   waitForConnection?: boolean;
+  /** The circuit breaker on Redis commands (default DEFAULT_BREAKER's). */
+  breaker?: BreakerOptions;
+  /** Told when the breaker opens (true) and closes (false). */
+  onBreaker?: (open: boolean) => void;
 }
 
 export class RedisStore implements EntitlementStore {
@@ -43,6 +47,7 @@ export class RedisStore implements EntitlementStore {
     private readonly client: Client,
     readonly prefix: string,
     private readonly timeoutMs: number,
+    private readonly breaker: Breaker,
   ) {
     this.keysKey = `${prefix}keys`;
     this.hashesKey = `${prefix}hashes`;
@@ -61,16 +66,25 @@ export class RedisStore implements EntitlementStore {
     const connecting = client.connect();
     if (options.waitForConnection === false) connecting.catch(() => {}); // reported through onError
     else await connecting;
-    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
+    // Timeouts only: a refused connection fails fast already, and counting it would hold the
+    // breaker open (up to a probe period) after Redis is back.
+    const breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof StoreUnavailableError && e.cause instanceof TimeoutError, { onChange: options.onBreaker });
+    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS, breaker);
   }
 
   /**
    * One command, failed after the timeout even when Redis keeps the socket open and says nothing.
    * Failing to reach Redis is StoreUnavailableError; an error Redis itself answers is not.
    */
-  private timed<T>(command: Promise<T>): Promise<T> {
-    return withTimeout(command, this.timeoutMs, "redis command").catch((e: unknown) => {
-      throw e instanceof ErrorReply ? e : new StoreUnavailableError(e);
+  private timed<T>(command: () => Promise<T>): Promise<T> {
+    // The breaker opens after consecutive timeouts (not errors Redis answers, nor refusals):
+    // then StoreUnavailableError comes at once instead of after the timeout, until a probe succeeds.
+    return this.breaker.run(() =>
+      withTimeout(command(), this.timeoutMs, "redis command").catch((e: unknown) => {
+        throw e instanceof ErrorReply ? e : new StoreUnavailableError(e);
+      }),
+    ).catch((e: unknown) => {
+      throw e instanceof CircuitOpenError ? new StoreUnavailableError(e) : e;
     });
   }
 
@@ -81,27 +95,27 @@ export class RedisStore implements EntitlementStore {
 
   async insertKey(key: StoredKey): Promise<void> {
     // Claim the hash first: HSETNX refuses a duplicate atomically, then the record follows.
-    const claimed = await this.timed(this.client.hSetNX(this.hashesKey, key.hash, key.id));
+    const claimed = await this.timed(() => this.client.hSetNX(this.hashesKey, key.hash, key.id));
     if (!claimed) throw new Error("key hash already stored");
-    const added = await this.timed(this.client.hSetNX(this.keysKey, key.id, JSON.stringify(key)));
+    const added = await this.timed(() => this.client.hSetNX(this.keysKey, key.id, JSON.stringify(key)));
     if (!added) {
-      await this.timed(this.client.hDel(this.hashesKey, key.hash));
+      await this.timed(() => this.client.hDel(this.hashesKey, key.hash));
       throw new Error("key id already stored");
     }
   }
 
   async findKeyByHash(hash: string): Promise<StoredKey | undefined> {
-    const id = await this.timed(this.client.hGet(this.hashesKey, hash));
+    const id = await this.timed(() => this.client.hGet(this.hashesKey, hash));
     return id == null ? undefined : this.getKey(id);
   }
 
   async getKey(id: string): Promise<StoredKey | undefined> {
-    const json = await this.timed(this.client.hGet(this.keysKey, id));
+    const json = await this.timed(() => this.client.hGet(this.keysKey, id));
     return json == null ? undefined : parseStoredKey(JSON.parse(json));
   }
 
   async listKeys(): Promise<StoredKey[]> {
-    const all = await this.timed(this.client.hGetAll(this.keysKey));
+    const all = await this.timed(() => this.client.hGetAll(this.keysKey));
     return Object.values(all)
       .map((json) => parseStoredKey(JSON.parse(json)))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
@@ -113,23 +127,23 @@ export class RedisStore implements EntitlementStore {
     if (key.revokedAt !== null) return key;
     // Two concurrent revocations both write a revokedAt; either timestamp is a correct answer.
     const revoked = { ...key, revokedAt: at };
-    await this.timed(this.client.hSet(this.keysKey, id, JSON.stringify(revoked)));
+    await this.timed(() => this.client.hSet(this.keysKey, id, JSON.stringify(revoked)));
     return revoked;
   }
 
   async getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined> {
-    const status = await this.timed(this.client.hGet(this.subsKey, id));
+    const status = await this.timed(() => this.client.hGet(this.subsKey, id));
     if (status == null) return undefined;
     if (!isLocalSubscriptionStatus(status)) throw new Error("entitlement store holds a bad subscription status");
     return status;
   }
 
   async setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void> {
-    await this.timed(this.client.hSet(this.subsKey, id, status));
+    await this.timed(() => this.client.hSet(this.subsKey, id, status));
   }
 
   async ping(): Promise<void> {
-    await this.timed(this.client.ping());
+    await this.timed(() => this.client.ping());
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { type BuildContext, type BuiltService, ConfigError, DEFAULT_REDIS_TIMEOUT_MS, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
+import { type BuildContext, type BuiltService, ConfigError, DEFAULT_REDIS_TIMEOUT_MS, optionalUrl, positiveInt, readBreakerOptions, readEnv, str } from "@permits/runtime";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { defaultTiersPath, loadPolicies } from "./policies.js";
 import { createRateLimitService, createRateLimitStore } from "./service.js";
@@ -14,7 +14,7 @@ export async function build(ctx: BuildContext): Promise<BuiltService<typeof Rate
   } catch (e) {
     throw new ConfigError(`invalid configuration: TIERS_FILE: ${(e as Error).message}`);
   }
-  const store = await createRateLimitStore({ redisUrl: env.REDIS_URL, stateDir: path.resolve(env.STATE_DIR), timeoutMs: env.REDIS_TIMEOUT_MS, clock: ctx.clock, logger: ctx.logger, observer: ctx.metrics && env.REDIS_URL ? storeMetrics(ctx.metrics) : undefined });
+  const store = await createRateLimitStore({ redisUrl: env.REDIS_URL, stateDir: path.resolve(env.STATE_DIR), timeoutMs: env.REDIS_TIMEOUT_MS, clock: ctx.clock, logger: ctx.logger, observer: ctx.metrics && env.REDIS_URL ? storeMetrics(ctx.metrics) : undefined, breaker: readBreakerOptions(ctx.env) });
   return {
     service: RateLimitService,
     impl: createRateLimitService({ store, policies, clock: ctx.clock, logger: ctx.logger }),

@@ -1,7 +1,7 @@
 // Chooses the store for the wiring code: Redis behind the per-instance memory fallback when a
 // REDIS_URL is given; otherwise LMDB in STATE_DIR (the embedded default), or memory only when no
 // state directory is given either (unit tests).
-import { type Clock, DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
+import { type BreakerOptions, type Clock, DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
 import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";
@@ -27,6 +27,8 @@ export interface CreateStoreOptions {
   startupWaitMs?: number;
   /** Told of Redis decisions and fallbacks (metrics). */
   observer?: StoreObserver;
+  /** The circuit breaker on Redis calls (default DEFAULT_BREAKER's). */
+  breaker?: BreakerOptions;
 }
 
 export async function createRateLimitStore(options: CreateStoreOptions = {}): Promise<RateLimitStore> {
@@ -34,7 +36,7 @@ export async function createRateLimitStore(options: CreateStoreOptions = {}): Pr
   if (!options.redisUrl) return options.stateDir ? LmdbStore.open(options.stateDir) : new MemoryStore();
   const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   const redis = new RedisStore({ url: options.redisUrl, keyPrefix: options.keyPrefix, commandTimeoutMs: timeoutMs });
-  const store = new ResilientStore(redis, { timeoutMs, logger, observer: options.observer });
+  const store = new ResilientStore(redis, { timeoutMs, logger, observer: options.observer, breaker: options.breaker });
   // Wait briefly so the first requests are not needlessly degraded; keep retrying in the background.
   const connected = redis.connect().then(
     () => true,

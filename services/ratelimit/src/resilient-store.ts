@@ -6,7 +6,7 @@
 // are not in Redis afterwards (a monthly ceiling can be overrun by what the outage admitted).
 // Paying callers are not refused for our failure; the gateway sees `degraded` and may log or
 // bill from it. Idempotency records written during an outage are per instance as well.
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/runtime";
+import { Breaker, DEFAULT_BREAKER, DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout, type BreakerOptions } from "@permits/runtime";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
 import type { BeginOutcome, DecideOutcome, Logger, RateLimitStore, StoredResponseData } from "./store.js";
@@ -20,6 +20,8 @@ export interface ResilientStoreOptions {
   fallback?: MemoryStore;
   /** Told of each decision and of outages (metrics). */
   observer?: StoreObserver;
+  /** After this many consecutive failures, the fallback answers at once (no wait on a frozen Redis). */
+  breaker?: BreakerOptions;
 }
 
 export class ResilientStore implements RateLimitStore {
@@ -28,6 +30,7 @@ export class ResilientStore implements RateLimitStore {
   private readonly logger: Logger;
   private readonly observer?: StoreObserver;
   private outage = false;
+  private readonly breaker: Breaker;
 
   constructor(
     readonly primary: RedisStore,
@@ -37,6 +40,9 @@ export class ResilientStore implements RateLimitStore {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.logger = options.logger;
     this.observer = options.observer;
+    // Timeouts only: other failures come fast and fall back at once anyway; counting them would
+    // hold the breaker open (up to a probe period) after Redis is back.
+    this.breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof TimeoutError);
   }
 
   /** True while the last call fell back (Redis down). */
@@ -112,7 +118,8 @@ export class ResilientStore implements RateLimitStore {
       return { value: await fallback(), degraded: true };
     }
     try {
-      const value = await withTimeout(primary(), this.timeoutMs, "redis call");
+      // Open breaker: CircuitOpenError at once, and the fallback answers without the wait.
+      const value = await this.breaker.run(() => withTimeout(primary(), this.timeoutMs, "redis call"));
       if (this.outage) {
         this.outage = false;
         this.observer?.fallbackActive(false);

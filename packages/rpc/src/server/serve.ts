@@ -11,7 +11,7 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/pr
 import type { HostedService, Logger } from "@permits/runtime";
 import { CONNECTION_WINDOW_BYTES, SESSION_MEMORY_MB, STREAM_WINDOW_BYTES } from "../wire/limits.js";
 import { leanUnary } from "./lean-unary.js";
-import { METRICS_CONTENT_TYPE, METRICS_PATH, rpcServerMetrics } from "../interceptors/metrics.js";
+import { rpcServerMetrics } from "../interceptors/metrics.js";
 import { internalErrors } from "../chain/pipeline.js";
 
 export interface ServeOptions {
@@ -30,7 +30,7 @@ export interface ServeOptions {
   shutdownGraceMs?: number;
   /** Limits for slow and abusive clients; defaults in DEFAULT_LIMITS. */
   limits?: Partial<ServiceLimits>;
-  /** Served at GET /metrics on the service port, with the RPC metrics of every path added to it. */
+  /** Gets the RPC metrics of every path (served by the metrics listener, not on this port). */
   metrics?: Registry;
 }
 
@@ -116,7 +116,8 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     interceptors: [internalErrors(logger), ...interceptors],
     shutdownSignal: abortInFlight.signal,
   });
-  const handler = opts.metrics ? withMetricsPath(opts.metrics, connectHandler) : connectHandler;
+  // GET /metrics is not served here: it has its own listener (metrics-listener.ts).
+  const handler = connectHandler;
   // Node refuses new streams (ENHANCE_YOUR_CALM) once a session buffers more than
   // maxSessionMemory (10 MB by default); a gateway multiplexes many large batch answers over
   // one session, so allow more.
@@ -245,16 +246,4 @@ export function closeOnSignals(running: { close(): Promise<void> }, logger: Logg
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
-}
-
-type NodeHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
-
-/** GET /metrics answers from the registry; every other request goes to Connect. */
-function withMetricsPath(registry: Registry, next: NodeHandler): NodeHandler {
-  return (req, res) => {
-    if (req.url !== METRICS_PATH || (req.method !== "GET" && req.method !== "HEAD")) return next(req, res);
-    void registry.metrics().then((text) => {
-      (res as http.ServerResponse).writeHead(200, { "content-type": METRICS_CONTENT_TYPE }).end(req.method === "HEAD" ? undefined : text);
-    });
-  };
 }

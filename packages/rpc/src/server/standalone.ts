@@ -4,6 +4,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { type BuildContext, type BuiltService, ConfigError, createLogger, DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, limitHeapGrowth, nonNegativeInt, port, positiveInt, readEnv, startOrExit, systemClock } from "@permits/runtime";
 import { isLoopback, readInternalTokens, requireCaller } from "../interceptors/internal-auth.js";
 import { processRegistry } from "../interceptors/metrics.js";
+import { DEFAULT_METRICS_PORTS, listenMetrics, readMetricsListener } from "./metrics-listener.js";
 import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
 import { startTracing } from "../interceptors/tracing.js";
 
@@ -51,7 +52,9 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     const tracing = await startTracing(name, process.env);
     const metrics = processRegistry();
     const built = await build({ env: process.env, logger, clock: systemClock, metrics });
+    const metricsAt = readMetricsListener(process.env, DEFAULT_METRICS_PORTS[name as keyof typeof DEFAULT_METRICS_PORTS] ?? 0);
     const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [...(tracing ? [tracing.server] : []), requireCaller(tokens)], limits, metrics });
-    closeOnSignals({ close: async () => { await running.close(); await built.close(); await tracing?.shutdown(); } }, logger);
+    const metricsListener = await listenMetrics(metrics, metricsAt, logger);
+    closeOnSignals({ close: async () => { await running.close(); await metricsListener.close(); await built.close(); await tracing?.shutdown(); } }, logger);
   });
 }
