@@ -21,6 +21,9 @@ import { gatewayInstruments, serveMetrics } from "./http/metrics.js";
 import { clientErrorHandler, drainUnreadBody, frameworkErrors, limitConnections, type SurfaceOfPath } from "./http/below-app.js";
 import { internalRpc } from "./rpc/plugin.js";
 import { docsPage } from "./surfaces/meta/docs-page.js";
+import { isLoopback } from "@permits/common/internal-auth";
+import { CheckoutCatalogue, checkoutRoutes } from "./surfaces/checkout/routes.js";
+import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 
 /** Headers a browser may read: every rate, quota, tier and request-id header. */
 export const EXPOSED_HEADERS = [
@@ -113,11 +116,15 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   });
 
   const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps), ...changesRoutes(deps)];
-  const allRoutes = [...routes, ...metaRoutes(deps, routes)];
+  // Checkout (issue 32): its own context (raw bodies); listed with the rest for /api/v1 and OpenAPI.
+  const catalogue = new CheckoutCatalogue(deps, isLoopback(config.HOST));
+  const checkout = checkoutRoutes(deps, catalogue);
+  const allRoutes = [...routes, ...checkout, ...metaRoutes(deps, [...routes, ...checkout], catalogue)];
   app.register(accessControl, deps);
   serveMetrics(app, metrics);
   app.register(docsPage, { sandboxKey: config.SANDBOX_KEY });
-  registerRoutes(app, allRoutes);
+  registerRoutes(app, allRoutes.filter((r) => !checkout.includes(r)));
+  app.register(checkoutPlugin, { routes: checkout });
   app.register(mcpTransport, { deps, routes });
   if (deps.engines) app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
 

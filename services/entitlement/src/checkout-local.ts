@@ -24,7 +24,7 @@ export class LocalCheckout implements CheckoutProvider {
   async start(planId: string, successUrl: string): Promise<{ sessionId: string; url: string }> {
     const sessionId = `cs_local_${randomBase62(32)}`;
     await this.store.checkout().putLocalSession({ id: sessionId, planId, createdAt: new Date(this.clock.now()).toISOString() });
-    return { sessionId, url: `${new URL(successUrl).origin}${LOCAL_CONFIRM_PATH}?session_id=${sessionId}` };
+    return { sessionId, url: `${new URL(successUrl).origin}${LOCAL_CONFIRM_PATH}?session_id=${sessionId}&plan=${planId}` };
   }
 
   async session(sessionId: string): Promise<ProviderSession | undefined> {
