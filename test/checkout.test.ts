@@ -4,6 +4,7 @@
 // The distributed deployment keeps its keys in Redis (unique prefix), the embedded one in LMDB.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createClient } from "redis";
 import { startFakeStripe, type FakeStripe } from "@permits/entitlement/fake-stripe";
 import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 import { ROOT } from "./support/processes.js";
@@ -17,6 +18,7 @@ describe.each(DEPLOYMENTS)("checkout on the %s deployment", (name) => {
   let t: Target;
   let fake: FakeStripe;
   const redis = name === "distributed" && inject("prerequisites").redis;
+  const prefix = `permits:test:checkout:${process.pid}:${Date.now()}:`;
 
   beforeAll(async () => {
     fake = await startFakeStripe(STRIPE_API_KEY);
@@ -25,12 +27,18 @@ describe.each(DEPLOYMENTS)("checkout on the %s deployment", (name) => {
       // The real tier table: the quota headers are the plan's.
       TIERS_FILE: path.join(ROOT, "data/tiers.json"),
       LEGACY_KEY_SECRET: "checkout-legacy-secret-0123456789",
-      ...(redis ? { REDIS_URL: TEST_REDIS_URL, ENTITLEMENT_REDIS_PREFIX: `permits:test:checkout:${process.pid}:${Date.now()}:` } : {}),
+      ...(redis ? { REDIS_URL: TEST_REDIS_URL, ENTITLEMENT_REDIS_PREFIX: prefix } : {}),
     });
   }, 90_000);
   afterAll(async () => {
     await t?.close();
     await fake?.close();
+    if (redis) {
+      const c = createClient({ url: TEST_REDIS_URL });
+      await c.connect();
+      for await (const keys of c.scanIterator({ MATCH: `${prefix}*` })) if (keys.length) await c.del(keys);
+      await c.close();
+    }
   });
 
   const keyCount = async () => (await t.entitlement.listKeys({})).keys.length;
