@@ -82,6 +82,16 @@ describe("local checkout over inject()", () => {
     expect((await call()).headers["x-service-tier"]).toBe("free");
   });
 
+  it("answers a JSON caller with where to go instead of a redirect", async () => {
+    const res = await gw.app.inject({ method: "POST", url: "/checkout", payload: JSON.stringify({ plan: "nwp_pro" }), headers: { "content-type": "application/json", accept: "application/json" } });
+    expect(res.statusCode).toBe(200);
+    const { checkout_url, session_id } = res.json().data;
+    expect(session_id).toMatch(/^cs_local_\w{32}$/);
+    expect(checkout_url).toBe(`http://localhost/checkout/local?session_id=${session_id}&plan=nwp_pro`);
+    const confirmed = await gw.app.inject({ method: "POST", url: "/checkout/local/confirm", payload: JSON.stringify({ session_id }), headers: { "content-type": "application/json", accept: "application/json" } });
+    expect(confirmed.json().data.success_url).toBe(`/checkout/success?session_id=${session_id}`);
+  });
+
   it("refuses the local pages to a request that came through a proxy", async () => {
     const res = await gw.app.inject({ method: "POST", url: "/checkout", payload: "plan=stormwater_pro", headers: { ...FORM, "x-forwarded-for": "203.0.113.9" } });
     expect(res.statusCode).toBe(404);

@@ -105,6 +105,7 @@ const REVEAL_SCHEMA = {
   properties: {
     data: {
       type: "object",
+      description: "The outcome, and the keys the first time.",
       required: ["outcome", "plan", "keys"],
       properties: {
         outcome: { type: "string", enum: ["shown", "already_shown", "not_paid"], description: "shown: the keys are in this answer, the only time; already_shown: they were shown before; not_paid: the payment is not confirmed yet, retry." },
@@ -148,7 +149,26 @@ function checkoutProblem(e: unknown): unknown {
 }
 
 const html = (summary: string) => ({ status: 200, description: summary, schema: { type: "object" } });
-const redirect = (description: string) => ({ status: 303, description: `${description} (Location header).`, schema: { type: "object" } });
+
+/** 200 JSON naming where to go, for a caller that asks for JSON; 303 there for a browser's form. */
+function goTo(req: FastifyRequest, reply: FastifyReply, location: string, data: Record<string, string>) {
+  reply.header("cache-control", "no-store");
+  if (accepts(req.raw).type(["html", "json"]) === "json") return reply.send({ data, request_id: req.id });
+  return reply.code(303).header("location", location).send();
+}
+
+const jsonGoTo = (description: string, fields: Record<string, string>) => ({
+  status: 200,
+  description: `${description} (with Accept: application/json; a browser's form post gets 303 there).`,
+  schema: {
+    type: "object",
+    required: ["data", "request_id"],
+    properties: {
+      data: { type: "object", required: Object.keys(fields), properties: Object.fromEntries(Object.entries(fields).map(([k, d]) => [k, { type: "string", description: d }])), description: "Where to go next." },
+      request_id: { type: "string", description: "Correlation id of this response, also in the X-Request-Id header." },
+    },
+  },
+});
 const FORM_BODY = (field: string, description: string) => ({
   type: "object",
   required: [field],
@@ -183,7 +203,8 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         description: "Starts a Stripe Checkout Session in subscription mode for the plan's configured price and answers 303 to it. With PAYMENT_PROVIDER=local it leads to a local confirmation page instead (no money moves; loopback only).",
         operationId: "startCheckout",
         body: FORM_BODY("plan", "stormwater_pro, stormwater_scale or nwp_pro"),
-        success: redirect("To the payment page"),
+        success: jsonGoTo("The payment page", { checkout_url: "The payment page (Stripe Checkout, or the local confirmation page).", session_id: "The checkout session id (cs_…)." }),
+        redirect: "To the payment page (Location).",
         errors: ["invalid_request", "not_found", "internal"],
         auth: "none",
       },
@@ -194,7 +215,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         if (read?.provider === "local" && !fromThisMachine(req)) throw new Problem("not_found", "Local checkout is served only to this machine.");
         const base = baseUrl(deps, req);
         const res = await call(entitlement.startCheckout({ planId: plan, successUrl: `${base}${SUCCESS_PATH}?session_id={CHECKOUT_SESSION_ID}`, cancelUrl: `${base}/pricing` }));
-        return reply.code(303).header("location", res.checkoutUrl).header("cache-control", "no-store").send();
+        return goTo(req, reply, res.checkoutUrl, { checkout_url: res.checkoutUrl, session_id: res.sessionId });
       },
     ),
     route(
@@ -225,14 +246,15 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         description: "Opens Stripe's customer portal for the subscription a checkout key belongs to (any key the success page showed). With PAYMENT_PROVIDER=local, a local page that can cancel.",
         operationId: "openCustomerPortal",
         body: FORM_BODY("api_key", "A key shown at checkout: the document 1 live or test key, or the document 2 key."),
-        success: redirect("To the customer portal"),
+        success: jsonGoTo("The customer portal", { url: "Stripe's customer portal for the key's subscription (local mode: the manage page)." }),
+        redirect: "To the customer portal (Location).",
         errors: ["invalid_request", "unauthorized", "not_found", "entitlement_check_unavailable", "internal"],
         auth: "none",
       },
       async (req, reply) => {
         const apiKey = required(formFields(req), "api_key");
         const res = await call(entitlement.createPortalSession({ apiKey, returnUrl: `${baseUrl(deps, req)}/pricing` }));
-        return reply.code(303).header("location", res.url).header("cache-control", "no-store").send();
+        return goTo(req, reply, res.url, { url: res.url });
       },
     ),
     route(
@@ -248,7 +270,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         success: {
           status: 200,
           description: "Handled.",
-          schema: { type: "object", required: ["received"], properties: { received: { const: true }, event: { type: "string" }, type: { type: "string" }, outcome: { type: "string", description: "issued, already issued, revoked N key(s) or ignored" } } },
+          schema: { type: "object", required: ["received"], properties: { received: { const: true, description: "The event was handled." }, event: { type: "string", description: "Stripe's event id (evt_…)." }, type: { type: "string", description: "Stripe's event type." }, outcome: { type: "string", description: "issued, already issued, revoked N key(s) or ignored" } } },
         },
         errors: ["invalid_request", "not_found", "entitlement_check_unavailable", "internal"],
         auth: "none",
@@ -288,7 +310,8 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         description: "Creates the session's active local subscription and continues to the success page, as a paid Stripe checkout does.",
         operationId: "confirmLocalCheckout",
         body: FORM_BODY("session_id", "The local session id."),
-        success: redirect("To the success page"),
+        success: jsonGoTo("The success page", { success_url: "The success page of the session, which shows its keys once." }),
+        redirect: "To the success page (Location).",
         errors: ["invalid_request", "not_found", "entitlement_check_unavailable", "internal"],
         auth: "none",
       },
@@ -296,7 +319,8 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         await localOnly(req);
         const sessionId = required(formFields(req), "session_id");
         await call(entitlement.completeLocalCheckout({ sessionId }));
-        return reply.code(303).header("location", `${SUCCESS_PATH}?session_id=${encodeURIComponent(sessionId)}`).send();
+        const success = `${SUCCESS_PATH}?session_id=${encodeURIComponent(sessionId)}`;
+        return goTo(req, reply, success, { success_url: success });
       },
     ),
     route(

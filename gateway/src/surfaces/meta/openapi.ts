@@ -192,6 +192,9 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
     }
+    if (r.doc.redirect) {
+      byStatus["303"] = { description: r.doc.redirect, headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, Location: { description: "Where to go next.", schema: { type: "string" } } } };
+    }
     if (operationIds.has(operationId)) throw new Error(`duplicate OpenAPI operationId ${operationId} (${r.method} ${r.url}): give the route doc.operationId`);
     operationIds.add(operationId);
     paths[path] ??= {};
