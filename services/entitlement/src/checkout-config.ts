@@ -23,10 +23,16 @@ const PRICE_ID_RE = /^price_[A-Za-z0-9_]{1,200}$/;
 /** `payment`: PAYMENT_PROVIDER as config.ts read it. Throws an Error naming a bad variable. */
 export function loadCheckoutConfig(env: Env, payment: "local" | "stripe", warnings: string[]): CheckoutConfig {
   if (payment === "local") return { provider: "local" };
-  const webhookSecret = readSecret(env as NodeJS.ProcessEnv, "STRIPE_WEBHOOK_SECRET");
+  const webhookSecret = readSecret(env, "STRIPE_WEBHOOK_SECRET");
+  // Named one by one, so every variable read here is visible where it is read.
+  const given: Record<string, string | undefined> = {
+    stormwater_pro: env.STRIPE_PRICE_STORMWATER_PRO,
+    stormwater_scale: env.STRIPE_PRICE_STORMWATER_SCALE,
+    nwp_pro: env.STRIPE_PRICE_NWP_PRO,
+  };
   const priceIds: Record<string, string> = {};
   for (const p of CHECKOUT_PLANS) {
-    const id = env[p.priceVariable]?.trim();
+    const id = given[p.id]?.trim();
     if (!id) continue;
     if (!PRICE_ID_RE.test(id)) throw new Error(`${p.priceVariable} must be a Stripe price id (price_…)`);
     priceIds[p.id] = id;

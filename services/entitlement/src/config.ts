@@ -119,7 +119,7 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
     } catch (err) {
       fail("PAYMENT_PROVIDER_URL", err instanceof TypeError ? "is not a URL" : (err as Error).message);
     }
-    const apiKey = readSecret(env as NodeJS.ProcessEnv, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
+    const apiKey = readSecret(env, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
     if (/\s/.test(apiKey)) fail("PAYMENT_PROVIDER_API_KEY", "must not contain whitespace");
     provider = { name: "stripe", url, apiKey, timeoutMs };
   }
