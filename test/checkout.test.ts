@@ -65,11 +65,14 @@ describe.each(DEPLOYMENTS)("checkout on the %s deployment", (name) => {
     expect(session.metadata).toEqual({ plan: "stormwater_pro" });
     expect(session.success_url).toMatch(/\/checkout\/success\?session_id=\{CHECKOUT_SESSION_ID\}$/);
 
-    // Before payment the page says so and issues nothing.
+    // Before payment the page says so (and reloads itself) and issues nothing.
     const before = await keyCount();
     expect((await successPage(t, sessionId)).json().data.outcome).toBe("not_paid");
+    expect((await successPage(t, sessionId, "text/html")).body).toContain('<meta http-equiv="refresh" content="3">');
 
     const paid = fake.pay(sessionId);
+    // A HEAD of the page (a link preview) spends nothing.
+    expect((await t.request({ method: "HEAD", url: `/checkout/success?session_id=${sessionId}` })).statusCode).toBe(200);
     const event = signedEvent("checkout.session.completed", paid);
     // Five deliveries of one event (Stripe retries) racing two loads of the success page.
     const answers = await Promise.all([...Array.from({ length: 5 }, () => postWebhook(t, event)), successPage(t, sessionId), successPage(t, sessionId)]);

@@ -16,10 +16,10 @@ export const REISSUE_TEXT =
   "Keys are shown once and never again. Lost them? A document 2 key is reissued at POST /recover with the subscription id from your receipt; " +
   "document 1 keys are reissued by the operator of this server (npm run keys), who can revoke the old ones.";
 
-function page(title: string, body: string): string {
+function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${esc(title)} - Permit Determination API</title>
+<meta name="referrer" content="no-referrer">${head}<title>${esc(title)} - Permit Determination API</title>
 <style>body{font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:.1rem .3rem;word-break:break-all}form{display:inline}button{font-size:1rem;padding:.3rem .8rem}</style>
 </head><body>
 ${body}
@@ -68,7 +68,7 @@ export function keyLabel(kind: KeyKind, plan: Plan): string {
 export function successHtml(res: RevealCheckoutResponse): string {
   const name = esc(PLAN_NAMES[res.planId] ?? res.planId);
   if (res.outcome === RevealOutcome.NOT_PAID) {
-    return page("Payment pending", `<h1>Payment not confirmed yet</h1><p>The payment for ${name} is not confirmed yet. Reload this page in a moment; your keys are shown here once it is.</p>`);
+    return page("Payment pending", `<h1>Payment not confirmed yet</h1><p>The payment for ${name} is not confirmed yet. This page reloads itself; your keys are shown here once it is.</p>`, `<meta http-equiv="refresh" content="3">`);
   }
   if (res.outcome !== RevealOutcome.SHOWN) {
     return page("Keys already shown", `<h1>Your keys were already shown</h1><p id="already-shown">The keys of this ${name} purchase were shown once and are not shown again.</p><p>${esc(REISSUE_TEXT)}</p>`);

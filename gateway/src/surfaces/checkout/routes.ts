@@ -232,7 +232,11 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         auth: "none",
       },
       async (req, reply) => {
-        const res = await call(entitlement.revealCheckout({ sessionId: queryParam(req, "session_id") }));
+        const sessionId = queryParam(req, "session_id");
+        noStore(reply);
+        // A HEAD (a link checker, a preview) must not spend the one showing of the keys.
+        if (req.method === "HEAD") return reply.type(HTML).send("");
+        const res = await call(entitlement.revealCheckout({ sessionId }));
         noStore(reply);
         if (accepts(req.raw).type(["html", "json"]) === "json") return revealJson(req, res);
         return reply.type(HTML).send(successHtml(res));
