@@ -1650,6 +1650,8 @@ export interface components {
         "Cache-Control": string;
         /** @description The request headers the representation depends on. */
         Vary: string;
+        /** @description Where a 303 sends the browser next (checkout's form posts). */
+        Location: string;
     };
     pathItems: never;
 }
@@ -4717,8 +4719,7 @@ export interface operations {
             303: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Where to go next. */
-                    Location?: string;
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4952,8 +4953,7 @@ export interface operations {
             303: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Where to go next. */
-                    Location?: string;
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5267,8 +5267,7 @@ export interface operations {
             303: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    /** @description Where to go next. */
-                    Location?: string;
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content?: never;

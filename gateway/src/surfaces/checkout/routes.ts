@@ -14,6 +14,8 @@ import type { RouteSpec } from "../../http/route-table.js";
 import { localConfirmHtml, localManageHtml, REISSUE_TEXT, successHtml } from "./pages.js";
 
 export const WEBHOOK_PATH = "/webhooks/stripe";
+/** Checkout's operations in the OpenAPI document: answers that need a paid session or a Stripe signature, so no generated example. */
+export const CHECKOUT_TAG = "Checkout";
 export const SUCCESS_PATH = "/checkout/success";
 
 const HTML = "text/html; charset=utf-8";
@@ -192,7 +194,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
       throw new Problem("not_found", "No local checkout here: its pages are served only with PAYMENT_PROVIDER=local, on a gateway bound to a loopback address, to this machine.");
     }
   };
-  const route = (method: RouteSpec["method"], url: string, doc: RouteSpec["doc"], handler: RouteSpec["handler"]): RouteSpec => ({ method, url, surface: "stormwater", metered: false, doc, handler });
+  const route = (method: RouteSpec["method"], url: string, doc: RouteSpec["doc"], handler: RouteSpec["handler"]): RouteSpec => ({ method, url, surface: "stormwater", metered: false, doc: { ...doc, tag: CHECKOUT_TAG }, handler });
 
   return [
     route(
