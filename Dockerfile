@@ -21,7 +21,9 @@ WORKDIR /app
 # Manifests first so the dependency layer is cached across source-only changes.
 COPY package.json package-lock.json ./
 COPY proto/package.json proto/
-COPY services/common/package.json services/common/
+COPY packages/rules/package.json packages/rules/
+COPY packages/runtime/package.json packages/runtime/
+COPY packages/rpc/package.json packages/rpc/
 COPY services/stormwater/package.json services/stormwater/
 COPY services/nwp/package.json services/nwp/
 COPY services/entitlement/package.json services/entitlement/
@@ -52,8 +54,12 @@ COPY --from=build /app/node_modules ./node_modules
 
 COPY --from=build /app/proto/package.json proto/
 COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/services/common/package.json services/common/
-COPY --from=build /app/services/common/dist services/common/dist
+COPY --from=build /app/packages/rules/package.json packages/rules/
+COPY --from=build /app/packages/rules/dist packages/rules/dist
+COPY --from=build /app/packages/runtime/package.json packages/runtime/
+COPY --from=build /app/packages/runtime/dist packages/runtime/dist
+COPY --from=build /app/packages/rpc/package.json packages/rpc/
+COPY --from=build /app/packages/rpc/dist packages/rpc/dist
 COPY --from=build /app/services/stormwater/package.json services/stormwater/
 COPY --from=build /app/services/stormwater/dist services/stormwater/dist
 COPY --from=build /app/services/nwp/package.json services/nwp/

@@ -9,12 +9,8 @@ const TODAY = new Date().toISOString().slice(0, 10);
 import { create } from "@bufbuild/protobuf";
 import { DetermineRequestSchema as SwDetermineRequestSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { DetermineRequestSchema as NwpDetermineRequestSchema } from "@permits/proto/nwp/v1/nwp";
-import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
-import { createStormwaterService } from "../services/stormwater/dist/service.js";
-import { determineStormwater } from "../services/stormwater/dist/engine/index.js";
-import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
-import { createNwpService } from "../services/nwp/dist/service.js";
-import { determine as determineNwp } from "../services/nwp/dist/engine/index.js";
+import { createStormwaterService, determineStormwater, loadDataset as loadStormwater } from "@permits/stormwater";
+import { createNwpService, determine as determineNwp, loadDataset as loadNwp } from "@permits/nwp";
 import { PROJECTS, SITES } from "./requests.mjs";
 
 const seconds = Number(process.argv[2] ?? 2);

@@ -7,11 +7,11 @@
 import { fmt, load, log, routes, settle, startDistributed, startEmbedded, stateDirWithProKey, stopProcess } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION_S ?? 6);
-const { stateDir, key } = stateDirWithProKey();
+const { stateDir, key, liveKey } = stateDirWithProKey();
 const only = new Set((process.env.BENCH_ONLY || "embedded,distributed").split(","));
 for (const [name, start] of [["embedded", startEmbedded], ["distributed", startDistributed]].filter(([n]) => only.has(n))) {
   const dep = await start(stateDir);
-  const route = routes(key).find((r) => r.route === (process.env.BENCH_ROUTE || "POST /api/v1/determine/batch"));
+  const route = routes(key, liveKey).find((r) => r.route === (process.env.BENCH_ROUTE || "POST /api/v1/determine/batch"));
   if (!route) throw new Error(`no route ${process.env.BENCH_ROUTE} in bench/lib.mjs routes()`);
   await load({ url: dep.baseUrl, requests: route.requests, load: "saturation", seconds: 1.5 });
   for (const l of ["saturation", "rate-200"]) {

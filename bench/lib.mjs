@@ -325,10 +325,19 @@ export async function paced({ url, requests, rate, seconds }) {
 export const JSON_HEADERS = { "content-type": "application/json", "x-api-key": SANDBOX_KEY };
 
 /** The routes measured on both deployments, each a cycle of real requests. */
-export function routes(proKey) {
+/**
+ * `proKey`: a document 2 key of an active subscription; `liveKey`: a document 1 Pro live key, whose
+ * every call is counted in the monthly quota and committed before it is answered (issue 31).
+ */
+export function routes(proKey, liveKey) {
   const batch = JSON.stringify(batchOf100());
   return [
     { route: "POST /api/v1/determine", loads: ["saturation", "rate-200"], requests: SITES.map((s) => ({ method: "POST", path: "/api/v1/determine", headers: JSON_HEADERS, body: JSON.stringify(s) })) },
+    {
+      route: "POST /api/v1/determine (live key)",
+      loads: ["saturation", "rate-200"],
+      requests: SITES.map((s) => ({ method: "POST", path: "/api/v1/determine", headers: { "content-type": "application/json", authorization: `Bearer ${liveKey}` }, body: JSON.stringify(s) })),
+    },
     { route: "GET /api/v1/requirements", loads: ["saturation"], requests: REQUIREMENT_QUERIES.map((q) => ({ method: "GET", path: `/api/v1/requirements?${q}`, headers: { "x-api-key": SANDBOX_KEY } })) },
     { route: "POST /api/v1/determine/nwp", loads: ["saturation", "rate-200"], requests: PROJECTS.map((p) => ({ method: "POST", path: "/api/v1/determine/nwp", headers: JSON_HEADERS, body: JSON.stringify(p) })) },
     { route: "POST /api/v1/determine/batch", loads: ["saturation", "rate-200"], requests: [{ method: "POST", path: "/api/v1/determine/batch", headers: { ...JSON_HEADERS, "x-api-key": proKey }, body: batch }] },
@@ -345,7 +354,10 @@ export function stateDirWithProKey() {
   execFileSync(process.execPath, [cli, "subscription", "set", "sub_bench", "active"], { env, stdio: ["ignore", "ignore", "pipe"] });
   const key = execFileSync(process.execPath, [cli, "legacy", "sub_bench"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
   if (!/^nwp_\S+$/.test(key)) throw new Error(`the entitlement CLI printed no document 2 key: ${key}`);
-  return { stateDir, key };
+  const created = execFileSync(process.execPath, [cli, "create", "--kind", "live", "--plan", "pro", "--label", "bench", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] }).toString();
+  const liveKey = JSON.parse(created).key;
+  if (typeof liveKey !== "string") throw new Error(`the entitlement CLI printed no live key: ${created}`);
+  return { stateDir, key, liveKey };
 }
 
 /** The environment of every server process: the benchmark policies, the shared key store, no Redis, default log level. */

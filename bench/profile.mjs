@@ -66,8 +66,8 @@ function print(name, s) {
 }
 
 const profDir = fs.mkdtempSync(path.join(os.tmpdir(), "permits-profile-"));
-const { stateDir, key } = stateDirWithProKey();
-const route = routes(key).find((r) => r.route.includes(routeFilter));
+const { stateDir, key, liveKey } = stateDirWithProKey();
+const route = routes(key, liveKey).find((r) => r.route.includes(routeFilter));
 if (!route) throw new Error(`no route matches "${routeFilter}"`);
 const nodeArgs = ["--cpu-prof", `--cpu-prof-dir=${profDir}`];
 const dep = deployment === "distributed" ? await startDistributed(stateDir, nodeArgs) : await startEmbedded(stateDir, nodeArgs);

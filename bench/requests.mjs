@@ -1,7 +1,7 @@
 // The request mix of the benchmark: real inputs of both documents, the same for every deployment.
 // Every body here must answer 2xx (the harness counts anything else as an error).
 
-/** Document 1 SiteInputs: EPA-permitted states (with requirements) and state-permitted ones (without). */
+/** Stormwater-surface SiteInputs: EPA-permitted states (with requirements) and state-permitted ones (without). */
 export const SITES = [
   { state: "NM", activity: "construction", acres: 3 },
   { state: "TX", activity: "construction", acres: 3 },
@@ -33,7 +33,7 @@ export const REQUIREMENT_QUERIES = [
   "state=CO&activity=construction&acres=2",
 ];
 
-/** Document 2 ProjectInputs: district codes and activities from data/nwp, every resource type. */
+/** NWP-surface ProjectInputs: district codes and activities from data/nwp, every resource type. */
 export const PROJECTS = [
   { state: "CA", district: "SPK", activity: "residential-development", aquaticResourceType: "wetland", permanentImpactAcres: 0.3 },
   { state: "TX", district: "SWF", activity: "commercial-development", aquaticResourceType: "stream", permanentImpactAcres: 0.05, streamBedLinearFeet: 180 },

@@ -21,6 +21,7 @@
 //   BENCH_WARMUP_S    unmeasured warm-up per route (default 1.5; --quick sets 0)
 //   BENCH_RESULTS     where to write the results (default bench/results.json)
 //   BENCH_ONLY        comma-separated deployments to run (ceiling,embedded,distributed,engine)
+//   BENCH_ROUTES      comma-separated parts of route names: only the routes naming one (e.g. "live key")
 //   --quick           the tiny budget of the smoke test
 //   --soak            instead of the suite: embedded POST /api/v1/determine at saturation for
 //                     BENCH_SOAK_S seconds (default 60), RSS sampled every second, written to
@@ -44,6 +45,7 @@ const SOAK_S = num(process.env.BENCH_SOAK_S, 60);
 const RESULTS = path.resolve(process.env.BENCH_RESULTS || path.join(ROOT, "bench/results.json"));
 const SOAK_RESULTS = path.resolve(process.env.BENCH_SOAK_RESULTS || path.join(ROOT, "bench/soak.json"));
 const ONLY = new Set((process.env.BENCH_ONLY || "ceiling,embedded,distributed,engine").split(",").map((s) => s.trim()));
+const ROUTES = (process.env.BENCH_ROUTES || "").split(",").map((s) => s.trim()).filter(Boolean);
 
 for (const [k, v] of Object.entries({ BENCH_DURATION_S: DURATION_S, BENCH_WARMUP_S: WARMUP_S, BENCH_SOAK_S: SOAK_S })) {
   if (!Number.isFinite(v) || v < 0) throw new Error(`${k} must be a non-negative number of seconds`);
@@ -141,8 +143,8 @@ async function suite() {
     if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build first`);
   }
   const t0 = Date.now();
-  const { stateDir, key } = stateDirWithProKey();
-  const routeList = routes(key);
+  const { stateDir, key, liveKey } = stateDirWithProKey();
+  const routeList = routes(key, liveKey).filter((r) => ROUTES.length === 0 || ROUTES.some((x) => r.route.includes(x)));
   const bodiesFile = path.join(stateDir, "ceiling-bodies.json");
   try {
     // Embedded first: its answers to the determine mix are the ceiling's precomputed bodies.
@@ -158,11 +160,13 @@ async function suite() {
         await Promise.all(emb.procs.map(stopProcess));
       }
     }
-    if (ONLY.has("ceiling")) {
+    // The ceiling answers the sandbox determine mix only.
+    const ceilingRoutes = routeList.filter((r) => r.route === "POST /api/v1/determine");
+    if (ONLY.has("ceiling") && ceilingRoutes.length > 0) {
       const c = await startCeiling(bodiesFile);
       try {
         log("ceiling (bare Fastify, precomputed answers)");
-        await measureDeployment("ceiling", c.baseUrl, c.procs, [routeList[0]]);
+        await measureDeployment("ceiling", c.baseUrl, c.procs, ceilingRoutes);
       } finally {
         await Promise.all(c.procs.map(stopProcess));
       }

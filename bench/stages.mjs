@@ -13,12 +13,9 @@
 import { performance } from "node:perf_hooks";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
-import { loadDataset } from "../services/nwp/dist/dataset.js";
-import { createNwpService } from "../services/nwp/dist/service.js";
-import { sharedPartsDecoder } from "../services/common/dist/shared-decode.js";
-import { serializeBody } from "../gateway/dist/http/public-json.js";
-import { determinationsOf } from "../gateway/dist/surfaces/nwp/batch-lists.js";
-import { decidedItem, parseProject } from "../gateway/dist/surfaces/nwp/routes.js";
+import { createNwpService, loadDataset } from "@permits/nwp";
+import { sharedPartsDecoder } from "@permits/rpc";
+import { decidedItem, determinationsOf, parseProject, serializeBody } from "@permits/gateway";
 import { batchOf100 } from "./requests.mjs";
 
 const batches = Number(process.argv[2] ?? 300);

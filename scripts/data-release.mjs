@@ -6,11 +6,9 @@
 // snapshot no longer matches the data. Reads the built services (npm run build) and DATA_DIR.
 import fs from "node:fs";
 import path from "node:path";
-import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
-import { stormwaterSnapshot } from "../services/stormwater/dist/changelog.js";
-import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
-import { nwpSnapshot } from "../services/nwp/dist/holdings.js";
-import { changelogDir, diffFacts, readSnapshots, releaseChain, snapshotText } from "../services/common/dist/changelog.js";
+import { loadDataset as loadStormwater, stormwaterSnapshot } from "@permits/stormwater";
+import { loadDataset as loadNwp, nwpSnapshot } from "@permits/nwp";
+import { changelogDir, diffFacts, readSnapshots, releaseChain, snapshotText } from "@permits/rules";
 
 const check = process.argv.includes("--check");
 const problems = [];

@@ -7,14 +7,9 @@
 // date, which `npm test` uses so that the calendar alone never turns the suite red (a permit that
 // expires after the data was read is the report's news, not a regression). `--markdown` prints the README's "What we know"
 // table. Reads the built services (npm run build) and DATA_DIR like the services do.
-import { loadDataset as loadStormwater } from "../services/stormwater/dist/dataset.js";
-import { heldCounts, nullFacts } from "../services/stormwater/dist/engine/holdings.js";
-import { factsByAge } from "../services/common/dist/fact-index.js";
-import { loadDataset as loadNwp } from "../services/nwp/dist/dataset.js";
-import { nwpDatasetVersion, nwpFacts, nwpNullFacts } from "../services/nwp/dist/holdings.js";
-import { stormwaterFacts } from "../services/stormwater/dist/changelog.js";
-import { BASIS_WORDS, tallyFacts } from "../services/common/dist/basis.js";
-import { isGovernmentUrl, namesOfficialSource } from "../services/common/dist/caution.js";
+import { heldCounts, loadDataset as loadStormwater, nullFacts, stormwaterFacts } from "@permits/stormwater";
+import { BASIS_WORDS, factsByAge, isGovernmentUrl, namesOfficialSource, tallyFacts } from "@permits/rules";
+import { loadDataset as loadNwp, nwpDatasetVersion, nwpFacts, nwpNullFacts } from "@permits/nwp";
 const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 

@@ -4,11 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { systemClock } from "@permits/common/clock";
-import { createLogger } from "@permits/common/logger";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { wireServices } from "@permits/gateway/wiring";
+import { createLogger, systemClock } from "@permits/runtime";
+import { buildApp, readGatewayConfig, wireServices } from "@permits/gateway";
 
 /** Runs `use({ app, clients })` against a fresh embedded gateway, then closes it; `extraEnv` adds to the fixed environment. */
 export async function withEmbeddedGateway(use, extraEnv = {}) {

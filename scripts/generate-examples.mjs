@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
+import { loadDataset as loadStormwater } from "@permits/stormwater";
 import { withEmbeddedGateway } from "./embedded-gateway.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

@@ -6,11 +6,8 @@ import { describe, expect, it } from "vitest";
 import { Basis, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
 import { DeterminationSchema, SiteInputSchema, type Determination } from "@permits/proto/stormwater/v1/stormwater";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
-import { determineStormwater, requirementsFromDetermination } from "@permits/stormwater/engine/index";
-import { loadDataset as loadNwp } from "@permits/nwp/dataset";
-import { decide, type DeterminationOut } from "@permits/nwp/engine/index";
-import { createNwpService } from "@permits/nwp/service";
+import { determineStormwater, loadDataset as loadStormwater, requirementsFromDetermination } from "@permits/stormwater";
+import { createNwpService, decide, type DeterminationOut, loadDataset as loadNwp } from "@permits/nwp";
 import { EVALUATION_DATE as TODAY } from "./support/target.js";
 import { wordProblems } from "./support/answer-words.js";
 

@@ -80,6 +80,8 @@ describe("bench/run.mjs --quick", () => {
       expect.arrayContaining([
         "POST /api/v1/determine saturation",
         "POST /api/v1/determine rate-200",
+        "POST /api/v1/determine (live key) saturation",
+        "POST /api/v1/determine (live key) rate-200",
         "GET /api/v1/requirements saturation",
         "POST /api/v1/determine/nwp saturation",
         "POST /api/v1/determine/batch saturation",

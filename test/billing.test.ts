@@ -2,7 +2,7 @@
 // POST on a metered route, not replays); the per-minute throttle counts every request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
-import { deriveLegacyKey } from "@permits/entitlement/keys";
+import { deriveLegacyKey } from "@permits/entitlement";
 import { DEPLOYMENTS, startTarget, type Target, type TargetResponse } from "./support/target.js";
 
 const site = JSON.stringify({ state: "NM", activity: "construction", acres: 3 });

@@ -4,7 +4,7 @@
 // embedded deployment too (its LMDB file has no outage to provoke: it is a local file).
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startFakeStripe, type FakeStripe } from "@permits/entitlement/fake-stripe";
+import { startFakeStripe, type FakeStripe } from "@permits/entitlement/testing";
 import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 import { freePort, startRedisServer, waitFor } from "./support/processes.js";
 import { buy, postWebhook, signedEvent, STRIPE_API_KEY, stripeEnv, successPage } from "./support/checkout.js";

@@ -5,7 +5,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createClient } from "redis";
-import { startFakeStripe, type FakeStripe } from "@permits/entitlement/fake-stripe";
+import { startFakeStripe, type FakeStripe } from "@permits/entitlement/testing";
 import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 import { ROOT } from "./support/processes.js";
 import { TEST_REDIS_URL } from "./support/prerequisites.js";

@@ -1,4 +1,4 @@
-// npm run data:report: the README's table is its output, it passes on the repository's data, and
+// npm run data:report: docs/data.md's table is its output, it passes on the repository's data, and
 // it fails on each kind of internal contradiction (run on a copied data folder via DATA_DIR).
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -50,10 +50,10 @@ describe("npm run data:report", () => {
     expect(r.stdout).toContain("data:report: no contradictions");
   });
 
-  it("the README's 'What we know' table is its --markdown output (npm run data:readme rewrites it)", () => {
+  it("docs/data.md's 'What we know' table is its --markdown output (npm run data:readme rewrites it)", () => {
     const table = run({}, ["--markdown"]).stdout.trimEnd();
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
-    const block = /<!-- what-we-know:start -->\n([\s\S]*?)\n<!-- what-we-know:end -->/.exec(readme)?.[1];
+    const doc = fs.readFileSync(path.join(root, "docs/data.md"), "utf8");
+    const block = /<!-- what-we-know:start -->\n([\s\S]*?)\n<!-- what-we-know:end -->/.exec(doc)?.[1];
     expect(block).toBe(table);
   });
 

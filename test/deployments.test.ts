@@ -2,7 +2,7 @@
 // distributed one (five processes, HTTP/2 between them) give the same answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, type Distributed } from "./support/processes.js";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";

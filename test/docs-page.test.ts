@@ -163,7 +163,7 @@ describe.skipIf(!inject("prerequisites").chromium)("GET /docs in chromium", () =
     await page.goto(`${base}/docs`, { waitUntil: "networkidle0", timeout: 15_000 });
     const text = await page.evaluate(() => document.body.innerText);
     // The body is described once; the sandbox key is on the page before anything is pressed.
-    expect(text.split("One of acres or disturbedAcres is required; acres is read first.").length - 1).toBe(1);
+    expect(text.split("One of acres or disturbedAcres is required.").length - 1).toBe(1);
     expect(text).toContain("Try it now with the public sandbox key svc_sandbox_public");
 
     const pressButton = async (label: RegExp) => {

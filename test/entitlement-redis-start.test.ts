@@ -6,7 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { Surface } from "@permits/proto/common/v1/common";
 import { EntitlementService, KeyKind, Tier } from "@permits/proto/entitlement/v1/entitlement";
 import { ensureBuilt, freePort, startProcess, startRedisServer, TEST_INTERNAL_TOKENS, TEST_OPERATOR_TOKEN, waitFor, type Proc } from "./support/processes.js";

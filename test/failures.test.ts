@@ -2,13 +2,12 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
+import { createDirectTransport, directRoute } from "@permits/rpc";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { createLogger } from "@permits/common/logger";
+import { buildApp, readGatewayConfig } from "@permits/gateway";
+import { createLogger } from "@permits/runtime";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
 

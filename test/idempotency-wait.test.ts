@@ -2,12 +2,11 @@
 // wait for its answer and replay it, so the engine runs once and one unit is billed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
-import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
-import { createLogger } from "@permits/common/logger";
+import { createDirectTransport, directRoute } from "@permits/rpc";
+import { createLogger } from "@permits/runtime";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
+import { buildApp, readGatewayConfig } from "@permits/gateway";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
 

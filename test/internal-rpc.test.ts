@@ -9,7 +9,7 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { Coverage, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService, Verdict } from "@permits/proto/nwp/v1/nwp";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { ROOT, startGatewayProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, type GatewayProcess } from "./support/processes.js";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 

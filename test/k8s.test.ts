@@ -1,7 +1,7 @@
 // Static checks of the Kubernetes deployment (no cluster in CI): render deploy/k8s with kubectl's
 // kustomize, validate every object against the Kubernetes schemas (kubernetes-models: validate()
 // for values, its TypeScript types for fields the API does not have), then check the wiring
-// against README.md, the Dockerfile, docker-compose.yml, package.json and bench/results.json.
+// against docs/configuration.md, the Dockerfile, docker-compose.yml, package.json and bench/results.json.
 // Every check returns its problems, so the last block can show each one failing on a mutation.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -32,7 +32,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
 };
-/** Variables each role must get here, beyond HOST and PORT (README, Configuration). */
+/** Variables each role must get here, beyond HOST and PORT (docs/configuration.md). */
 const REQUIRED_ENV: Record<Role, string[]> = {
   gateway: ["GATEWAY_TOKEN_FILE", "STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "TRUST_PROXY"],
   stormwater: ["INTERNAL_TOKENS_FILE"],
@@ -71,9 +71,9 @@ function render(dir: string): Obj[] {
 // ------------------------------------------------------------------------------------------
 // What the other files say
 
-/** README's Configuration table: variable -> its "Used by" cell ("as above" resolved). */
+/** docs/configuration.md's table: variable -> its "Used by" cell ("as above" resolved). */
 function readmeVariables(readme: string): Map<string, string> {
-  const section = readme.split(/^## Configuration$/m)[1].split(/^## /m)[0];
+  const section = readme.split(/^# Configuration$/m)[1].split(/^## /m)[0];
   const vars = new Map<string, string>();
   let previous = "";
   for (const line of section.split("\n").filter((l) => l.startsWith("| `"))) {
@@ -85,7 +85,7 @@ function readmeVariables(readme: string): Map<string, string> {
   return vars;
 }
 
-/** README's PORT defaults ("gateway `8080`; stormwater `7001`, ..."). */
+/** docs/configuration.md's PORT defaults ("gateway `8080`; stormwater `7001`, ..."). */
 function readmePorts(readme: string): Record<string, number> {
   const row = readme.split("\n").find((l) => l.startsWith("| `PORT` |"));
   return Object.fromEntries([...(row?.split("|")[2] ?? "").matchAll(/(\w+) `(\d+)`/g)].map((m) => [m[1], Number(m[2])]));
@@ -179,7 +179,7 @@ function workloadProblems(objs: Obj[], x: Expected): string[] {
     if (d.spec.replicas !== undefined) p.push(`${role}: spec.replicas is set; its HPA owns the count`);
     for (const name of Object.keys(env)) {
       const usedBy = x.variables.get(name);
-      if (usedBy === undefined) p.push(`${role}: ${name} is not in the README's Configuration table`);
+      if (usedBy === undefined) p.push(`${role}: ${name} is not in the configuration table (docs/configuration.md)`);
       else if (!new RegExp(`\\b(all|${role})\\b`).test(usedBy)) p.push(`${role}: ${name} is documented for "${usedBy}", not ${role}`);
       if (FORBIDDEN_ENV.includes(name)) p.push(`${role}: ${name} must not be set here`);
     }
@@ -319,7 +319,7 @@ beforeAll(() => {
   if (!inject("prerequisites").kubectl) return;
   production = render("deploy/k8s/overlays/production");
   base = render("deploy/k8s/base");
-  const readme = read("README.md");
+  const readme = read("docs/configuration.md");
   const compose = parse(read("docker-compose.yml"));
   const example = parse(read("deploy/k8s/secret.example.yaml"));
   const bench = JSON.parse(read("bench/results.json")) as { runs: { deployment: string; rss_mb: number }[] };
@@ -336,13 +336,13 @@ beforeAll(() => {
     minMemoryMiB: Math.ceil(1.25 * peak),
     runAsUser: Number(/the node user \(uid (\d+)\)/.exec(dockerfile)?.[1]),
     // serve.ts: in-flight calls get shutdownGraceMs (default below) once SIGTERM arrives.
-    serviceGraceS: Number(/shutdownGraceMs \?\? ([\d_]+)/.exec(read("services/common/src/serve.ts"))?.[1].replace(/_/g, "")) / 1000,
+    serviceGraceS: Number(/shutdownGraceMs \?\? ([\d_]+)/.exec(read("packages/rpc/src/server/serve.ts"))?.[1].replace(/_/g, "")) / 1000,
     gatewayGraceS: (GATEWAY_CALLS_PER_REQUEST * Number(/RPC_TIMEOUT_MS: positiveInt\(\{ default: (\d+)/.exec(read("gateway/src/config.ts"))?.[1])) / 1000,
   };
 });
 
 kubectl("the other files agree on what the manifests are checked against", () => {
-  it("one image, the README's ports (compose's too, and the Dockerfile's EXPOSE), the image's uid, the drain times", () => {
+  it("one image, the documented ports (compose's too, and the Dockerfile's EXPOSE), the image's uid, the drain times", () => {
     const compose = parse(read("docker-compose.yml")).services;
     for (const role of ROLES) expect([compose[role].image, Number(compose[role].environment.PORT)], role).toEqual([x.image, x.ports[role]]);
     expect(x.image).toBe("permits-api:local");
@@ -367,7 +367,7 @@ kubectl.each([
     expect(objs().map((o) => o.kind).sort()).toEqual([...Array(5).fill("Deployment"), ...Array(5).fill("HorizontalPodAutoscaler"), ...Array(5).fill("PodDisruptionBudget"), ...Array(5).fill("Service"), "ConfigMap"].sort());
   });
 
-  it("agrees with the README, the Dockerfile, compose, package.json and the bench", () => {
+  it("agrees with docs/configuration.md, the Dockerfile, compose, package.json and the bench", () => {
     expect(check(objs(), expected())).toEqual([]);
   });
 });
@@ -392,7 +392,7 @@ kubectl("each check fails for a concrete reason", () => {
     ["gateway readiness on /healthz", (o) => void (container(dep(o, "gateway")).readinessProbe.httpGet.path = "/healthz"), "gateway: readinessProbe"],
     ["nwp liveness on the wrong port", (o) => void (container(dep(o, "nwp")).livenessProbe.grpc.port = 7001), "nwp: livenessProbe"],
     ["another image", (o) => void (container(dep(o, "ratelimit")).image = "permits-api:latest"), "ratelimit: image permits-api:latest"],
-    ["an undocumented variable", (o) => void envOf(dep(o, "stormwater")).push({ name: "FEATURE_X", value: "1" }), "stormwater: FEATURE_X is not in the README"],
+    ["an undocumented variable", (o) => void envOf(dep(o, "stormwater")).push({ name: "FEATURE_X", value: "1" }), "stormwater: FEATURE_X is not in the configuration table"],
     ["a variable of another role", (o) => void envOf(dep(o, "nwp")).push({ name: "LEGACY_KEY_SECRET", value: "x" }), 'documented for "entitlement"'],
     ["REDIS_URL on the gateway", (o) => void envOf(dep(o, "gateway")).push({ name: "REDIS_URL", value: "redis://r:6379" }), "gateway: REDIS_URL"],
     ["no PDB for nwp", (o) => o.filter((b) => !(b.kind === "PodDisruptionBudget" && b.metadata.name === "nwp")), "nwp: 1 Services, 1 HPAs, 0 PDBs"],

@@ -3,9 +3,8 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
-import { deriveLegacyKey } from "@permits/entitlement/keys";
-import { startFakeStripe, type FakeStripe } from "@permits/entitlement/fake-stripe";
-import { runCli } from "@permits/entitlement/cli";
+import { deriveLegacyKey, runCli } from "@permits/entitlement";
+import { startFakeStripe, type FakeStripe } from "@permits/entitlement/testing";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
 

@@ -3,11 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { KeyKind, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
-import { SITE_FIELDS } from "@permits/gateway/surfaces/stormwater/site-input";
-import { PROJECT_FIELDS, PROJECT_REQUIRED } from "@permits/gateway/surfaces/nwp/project-input";
+import { PROJECT_FIELDS, PROJECT_REQUIRED, SITE_FIELDS } from "@permits/gateway";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
-import { readSnapshots, releaseChain } from "@permits/common/changelog";
+import { readSnapshots, releaseChain } from "@permits/rules";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -1,11 +1,11 @@
 // GET /metrics on the gateway and on every service port, in the Prometheus text format, read back
-// with a real parser: the request, RPC and process metrics are there with the labels the README
+// with a real parser: the request, RPC and process metrics are there with the labels docs/operations.md
 // lists, the route is neither metered nor listed, and no label carries a key, address or request id.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { EntitlementService, KeyKind } from "@permits/proto/entitlement/v1/entitlement";
 import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, type Distributed } from "./support/processes.js";
 

@@ -6,14 +6,13 @@
 // determination POST /api/v1/determine/nwp gives for that project alone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
-import { ManualClock } from "@permits/common/clock";
-import { createLogger } from "@permits/common/logger";
-import { serve, type RunningService } from "@permits/common/serve";
-import { build } from "@permits/nwp/build";
+import { createLogger, ManualClock } from "@permits/runtime";
+import { serve, type RunningService } from "@permits/rpc";
+import { build } from "@permits/nwp";
 import { SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema, type DetermineBatchResponse } from "@permits/proto/nwp/v1/nwp";
-import { determinationsOf } from "@permits/gateway/surfaces/nwp/batch-lists";
+import { determinationsOf } from "@permits/gateway";
 import { batchOf100 } from "../bench/requests.mjs";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile, TEST_TOKENS } from "./support/processes.js";
@@ -89,7 +88,7 @@ describe("a batch answer with shared parts", () => {
   });
 
   it("of the benchmark's batch of 100 is 155,130 protobuf bytes (340,638 with every part in every item)", async () => {
-    // Moves with the dataset: the README quotes these figures.
+    // Moves with the dataset: docs/performance.md quotes these figures.
     const answer = async (shareLists: boolean) => {
       const req = create(DetermineBatchRequestSchema, { projects: batchOf100().projects.map((project: object, index: number) => ({ index, project })), shareLists });
       return (await built.impl.determineBatch(req, {} as never)) as DetermineBatchResponse;

@@ -4,7 +4,7 @@
 // `npm run check:examples` in npm test keeps it equal to a fresh run). Each example passes its
 // operation's schemas; the public sandbox key is shown where a newcomer looks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
+import { loadDataset as loadStormwater } from "@permits/stormwater";
 import { openApiCheck, type OpenApiCheck } from "./support/openapi-check.js";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
@@ -14,7 +14,7 @@ type Operation = { operationId: string; tags?: string[]; parameters?: Parameter[
 type OpenApi = { info: { description: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { description: string }> } };
 
 const SANDBOX_KEY = "svc_sandbox_public";
-const BODY_SENTENCE = "One of acres or disturbedAcres is required; acres is read first.";
+const BODY_SENTENCE = "One of acres or disturbedAcres is required.";
 
 let gw: Embedded;
 let doc: OpenApi;
@@ -86,6 +86,9 @@ describe("examples in GET /api/openapi", () => {
     const body = doc.paths["/api/v1/determine"].post.requestBody!;
     expect(body.description).toBe(BODY_SENTENCE);
     expect(JSON.stringify(doc).split(BODY_SENTENCE).length - 1).toBe(1);
+    // The alias rule (acres is read first) is said once in the body: on the acres property.
+    expect(JSON.stringify(body).match(/read first/g)).toEqual(["read first"]);
+    expect((body.content["application/json"].schema as { properties: Record<string, { description: string }> }).properties.acres.description).toBe("Alias of disturbedAcres, read first.");
   });
 });
 
@@ -95,6 +98,10 @@ describe("the public sandbox key where a newcomer looks", () => {
     expect(index.sandboxKey).toEqual({ key, send: `Authorization: Bearer ${key} or X-API-Key: ${key}`, note: expect.stringContaining("no signup") });
     const pricing = await target.app.inject({ method: "GET", url: "/pricing", headers: { accept: "text/html" } });
     expect(pricing.body).toContain(`Try it now with the public sandbox key <code>${key}</code>`);
+    // The pricing data names it too, as the page does (GET /api/v1/pricing, and /pricing as JSON).
+    for (const req of [{ url: "/api/v1/pricing" }, { url: "/pricing", headers: { accept: "application/json" } }]) {
+      expect((await target.app.inject({ method: "GET", ...req })).json().data.sandboxKey, req.url).toEqual(index.sandboxKey);
+    }
     const docs = (await target.app.inject({ method: "GET", url: "/docs" })).body;
     expect(docs).toContain(`"token": "${key}"`);
     const openapi = (await target.app.inject({ method: "GET", url: "/api/openapi" })).json() as OpenApi;
@@ -102,7 +109,7 @@ describe("the public sandbox key where a newcomer looks", () => {
     expect(openapi.components.securitySchemes.bearer.description).toContain(key);
   };
 
-  it("shows svc_sandbox_public by default on GET /api/v1, /pricing, /docs and the OpenAPI document", async () => {
+  it("shows svc_sandbox_public by default on GET /api/v1, /pricing (page and data), /docs and the OpenAPI document", async () => {
     await shows(gw, SANDBOX_KEY);
   });
 

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describedPointers, propertiesOf } from "@permits/gateway/surfaces/meta/property-descriptions";
+import { describedPointers, propertiesOf } from "@permits/gateway";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

@@ -1,5 +1,5 @@
 // The embedded gateway's calls run its client chain and each service's chain, as a remote call
-// would (the remote paths are pinned in services/common/src/pipeline.test.ts).
+// would (the remote paths are pinned in packages/rpc/src/chain/pipeline.test.ts).
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { startEmbedded, type Embedded } from "./support/embedded.js";

@@ -1,16 +1,14 @@
-// The gateway's decoder of service answers (services/common/src/shared-decode.ts): a large part
+// The gateway's decoder of service answers (packages/rpc/src/wire/shared-decode.ts): a large part
 // whose bytes recur is decoded once and shared, frozen. Whatever it shares, every answer must be
 // exactly what fromBinary gives for the same bytes.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { create, equals, fromBinary, toBinary, type DescMessage } from "@bufbuild/protobuf";
-import { sharedPartsDecoder } from "@permits/common/shared-decode";
+import { sharedPartsDecoder } from "@permits/rpc";
 import { DetermineRequestSchema, DetermineResponseSchema, RequirementsResultSchema, RequirementSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { DetermineBatchRequestSchema, DetermineBatchResponseSchema } from "@permits/proto/nwp/v1/nwp";
-import { loadDataset as loadStormwater } from "@permits/stormwater/dataset";
-import { createStormwaterService } from "@permits/stormwater/service";
-import { loadDataset as loadNwp } from "@permits/nwp/dataset";
-import { createNwpService } from "@permits/nwp/service";
+import { createStormwaterService, loadDataset as loadStormwater } from "@permits/stormwater";
+import { createNwpService, loadDataset as loadNwp } from "@permits/nwp";
 import { batchOf100, SITES } from "../bench/requests.mjs";
 
 const TODAY = () => "2026-11-24";

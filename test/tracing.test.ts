@@ -7,7 +7,7 @@ import http from "node:http";
 import type net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
-import { startTracing, type Tracing } from "@permits/common/tracing";
+import { startTracing, type Tracing } from "@permits/rpc";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile, startDistributed, type Distributed } from "./support/processes.js";
 
@@ -31,7 +31,7 @@ const request = (requestId: string) => ({
   headers: { "content-type": "application/json", "x-request-id": requestId, traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` },
 });
 
-/** The spans of one determination, as a tree checked against what the README promises. */
+/** The spans of one determination, as a tree checked against what docs/operations.md promises. */
 function assertDeterminationTree(spans: SpanRecord[], requestId: string, services: Record<string, string>) {
   expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([TRACE_ID]));
   const roots = spans.filter((s) => s.parentSpanId === CALLER_SPAN_ID);

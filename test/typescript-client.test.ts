@@ -1,6 +1,6 @@
 // The typed client (clients/typescript) against the embedded gateway on a loopback port: both
 // surfaces with both key schemes, and an error of each vocabulary read through its type. The
-// README's examples are clients/typescript/examples/*.ts, which `npm run build` type-checks.
+// examples in docs/using.md are clients/typescript/examples/*.ts, which `npm run build` type-checks.
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -113,10 +113,10 @@ describe("the client itself", () => {
     expect(await tierOf(createPermitsClient({ baseUrl, apiKey: testKey }))).toBe("test");
   });
 
-  it("is what the README shows: its examples, which `npm run build` type-checks, verbatim", () => {
-    const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  it("is what docs/using.md shows: its examples, which `npm run build` type-checks, verbatim", () => {
+    const readme = readFileSync(path.join(ROOT, "docs/using.md"), "utf8");
     const example = (name: string) => readFileSync(path.join(ROOT, "clients/typescript/examples", name), "utf8");
     expect(example("readme.ts").trimEnd().split("\n")).toHaveLength(5);
-    for (const name of ["readme.ts", "internal-connect.ts"]) expect(readme.includes(`\`\`\`ts\n${example(name)}\`\`\``), `README.md shows examples/${name} in a ts block`).toBe(true);
+    for (const name of ["readme.ts", "internal-connect.ts"]) expect(readme.includes(`\`\`\`ts\n${example(name)}\`\`\``), `docs/using.md shows examples/${name} in a ts block`).toBe(true);
   });
 });

@@ -1,6 +1,5 @@
-import { host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/common/config";
-import { DEFAULT_LIMITS } from "@permits/common/serve";
-import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent } from "@permits/common/heap";
+import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/runtime";
+import { DEFAULT_LIMITS } from "@permits/rpc";
 import { makeValidator } from "envalid";
 
 /** Fastify's trustProxy: off, true, or a comma-separated list of proxy addresses or CIDRs. */

@@ -3,10 +3,8 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { Registry } from "prom-client";
 import type { GatewayInstruments } from "./http/metrics.js";
-import type { Clock } from "@permits/common/clock";
-import type { HostedService } from "@permits/common/hosted";
-import type { InternalToken } from "@permits/common/internal-auth";
-import type { Logger } from "@permits/common/logger";
+import type { Clock, HostedService, Logger } from "@permits/runtime";
+import type { InternalToken } from "@permits/rpc";
 import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
 

@@ -1,12 +1,7 @@
 // `npm start` (embedded: every service in this process) and `npm run start:gateway`
 // (each service remote when its <SERVICE>_URL is set).
-import { systemClock } from "@permits/common/clock";
-import { startOrExit } from "@permits/common/config";
-import { limitHeapGrowth } from "@permits/common/heap";
-import { createLogger } from "@permits/common/logger";
-import { processRegistry, rpcClientMetrics } from "@permits/common/metrics";
-import { closeOnSignals } from "@permits/common/serve";
-import { startTracing } from "@permits/common/tracing";
+import { createLogger, limitHeapGrowth, startOrExit, systemClock } from "@permits/runtime";
+import { closeOnSignals, processRegistry, rpcClientMetrics, startTracing } from "@permits/rpc";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
 import { wireServices } from "./wiring.js";

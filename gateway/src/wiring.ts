@@ -5,13 +5,8 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createClient as createRedisClient } from "redis";
-import { createDirectTransport, directRoute } from "@permits/common/direct-transport";
-import { createH2Transport } from "@permits/common/h2-transport";
-import { SESSION_MEMORY_MB } from "@permits/common/serve";
-import type { BuildContext, BuiltService, HostedService } from "@permits/common/hosted";
-import { withInterceptors } from "@permits/common/pipeline";
-import { ConfigError } from "@permits/common/config";
-import { readInternalTokens, readSecret, sendToken } from "@permits/common/internal-auth";
+import { createDirectTransport, createH2Transport, directRoute, readInternalTokens, readSecret, sendToken, SESSION_MEMORY_MB, withInterceptors } from "@permits/rpc";
+import { type BuildContext, type BuiltService, ConfigError, type HostedService } from "@permits/runtime";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
@@ -41,10 +36,10 @@ export interface Wiring {
 
 // Built lazily, so a gateway whose services are all remote never loads a dataset or a store.
 const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
-  stormwater: () => import("@permits/stormwater/build").then((m) => m.build as Builder),
-  nwp: () => import("@permits/nwp/build").then((m) => m.build as Builder),
-  entitlement: () => import("@permits/entitlement/build").then((m) => m.build as Builder),
-  ratelimit: () => import("@permits/ratelimit/build").then((m) => m.build as Builder),
+  stormwater: () => import("@permits/stormwater").then((m) => m.build as Builder),
+  nwp: () => import("@permits/nwp").then((m) => m.build as Builder),
+  entitlement: () => import("@permits/entitlement").then((m) => m.build as Builder),
+  ratelimit: () => import("@permits/ratelimit").then((m) => m.build as Builder),
 };
 
 /** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */

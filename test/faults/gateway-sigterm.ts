@@ -10,7 +10,7 @@
 import { once } from "node:events";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { EntitlementService, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { TEST_OPERATOR_TOKEN } from "../support/processes.js";
 import { distributed, JSON_HEADERS, PROJECT, SANDBOX, SITE, until, when } from "./deploy.js";

@@ -1,10 +1,10 @@
 // The payment provider (a Stripe double behind a relay) unreachable for the first half of the
 // load, then reachable but slower than PAYMENT_PROVIDER_TIMEOUT_MS for the second half.
-// Expected (README, "Keys"): every legacy (document 2 live key) call is 503
+// Expected (docs/using.md, "Keys and tiers"): every legacy (document 2 live key) call is 503
 // entitlement_check_unavailable with Retry-After, answered within about the timeout; no active
 // subscriber is ever served as `free`; sandbox and keyless callers do not notice.
-import { startFakeStripe } from "@permits/entitlement/fake-stripe";
-import { deriveLegacyKey } from "@permits/entitlement/keys";
+import { startFakeStripe } from "@permits/entitlement/testing";
+import { deriveLegacyKey } from "@permits/entitlement";
 import { distributed, JSON_HEADERS, PROJECT, SANDBOX, SITE, until, when } from "./deploy.js";
 import { now, startLoad, type Outcome, type Target } from "./load.js";
 import { checkAnswer, isDocumented503, ms, share, statusCounts, UNAVAILABLE, Violations, type Row, type ScenarioOptions } from "./row.js";

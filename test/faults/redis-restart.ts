@@ -1,7 +1,7 @@
 // Redis killed and restarted under load, two gateways on it: A is the distributed deployment
 // (entitlement and ratelimit as services), B a second gateway sharing A's engines but with its
 // own in-process entitlement and ratelimit, so counting is shared between them only through Redis.
-// Expected (README, "Redis outage policy" and "Embedded state"): 0 failed anonymous or sandbox
+// Expected (docs/deployment.md, "Redis outage policy" and "Embedded state"): 0 failed anonymous or sandbox
 // requests; a keyed caller gets the documented 503 with Retry-After until Redis answers again;
 // then keyed calls succeed and A and B share counts again.
 import { execFile, type ChildProcess } from "node:child_process";

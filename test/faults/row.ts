@@ -48,7 +48,7 @@ export function statusCounts(outcomes: Outcome[]): Record<string, number> {
   return counts;
 }
 
-/** The code a surface uses for a dependency that is down, and while the gateway drains (README, "Errors"). */
+/** The code a surface uses for a dependency that is down, and while the gateway drains (docs/using.md, "Errors"). */
 export const UNAVAILABLE: Record<Surface, string> = { doc1: "internal", doc2: "internal_error" };
 
 /**

@@ -4,14 +4,7 @@ import { gatewaySigterm } from "./gateway-sigterm.js";
 import { nwpKillRestart } from "./nwp-restart.js";
 import { providerOutage } from "./provider-outage.js";
 import { redisKillRestart } from "./redis-restart.js";
-import type { Row, ScenarioOptions } from "./row.js";
+import type { Row } from "./row.js";
 
 export { gatewaySigterm, nwpKillRestart, providerOutage, redisKillRestart };
-export type { Row, ScenarioOptions };
-
-export const SCENARIOS: ReadonlyArray<{ name: string; run: (o: ScenarioOptions) => Promise<Row> }> = [
-  { name: "nwp kill -9 and restart", run: nwpKillRestart },
-  { name: "gateway SIGTERM under load", run: gatewaySigterm },
-  { name: "Redis stopped and restarted", run: redisKillRestart },
-  { name: "payment provider unreachable and slow", run: providerOutage },
-];
+export type { Row };

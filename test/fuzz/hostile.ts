@@ -1,6 +1,7 @@
 // fast-check arbitraries for hostile HTTP requests against every endpoint of both surfaces,
 // /recover, /api/v1/usage and /mcp. Requests are raw bytes (see support/raw-http.ts) so nothing
 // between the generator and the server tidies them up.
+import { METHODS as NODE_METHODS } from "node:http";
 import fc from "fast-check";
 
 export interface Endpoint {
@@ -16,7 +17,14 @@ export interface FuzzRequest {
   headers: [string, string][];
   body: string;
   framing: "length" | "chunked" | "length+chunked";
+  /** Sent without a Host header. */
+  noHost?: boolean;
+  /** Sent in one packet after a valid request on the same connection, whose answer comes first. */
+  pipelined?: boolean;
 }
+
+/** The valid request a pipelined one follows in the same packet. */
+export const PIPELINE_PREFIX = "GET /api/v1/jurisdictions/TX HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 /** Keys the fuzzer holds: a document 1 Pro key and a document 2 Pro (legacy) key, to reach past authentication. */
 export interface FuzzKeys {
@@ -26,10 +34,10 @@ export interface FuzzKeys {
 
 export function serialize(r: FuzzRequest): Buffer {
   const body = Buffer.from(r.body, "utf8");
-  const lines = [`${r.method} ${r.target} HTTP/1.1`, "Host: 127.0.0.1", ...r.headers.map(([k, v]) => `${k}: ${v}`), "Connection: close"];
+  const lines = [`${r.method} ${r.target} HTTP/1.1`, ...(r.noHost ? [] : ["Host: 127.0.0.1"]), ...r.headers.map(([k, v]) => `${k}: ${v}`), "Connection: close"];
   if (r.framing !== "chunked") lines.push(`Content-Length: ${body.length}`);
   if (r.framing !== "length") lines.push("Transfer-Encoding: chunked");
-  const head = Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "utf8");
+  const head = Buffer.from(`${r.pipelined ? PIPELINE_PREFIX : ""}${lines.join("\r\n")}\r\n\r\n`, "utf8");
   if (r.framing === "length") return Buffer.concat([head, body]);
   const chunked = body.length ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]) : Buffer.from("0\r\n\r\n");
   return Buffer.concat([head, chunked]);
@@ -185,17 +193,19 @@ function headers(keys: FuzzKeys): fc.Arbitrary<[string, string][]> {
       optional("Origin", 10, fc.constantFrom("http://evil.example", "null", "http://localhost:6274")),
       optional("X-Pad", 4, fc.integer({ min: 8_000, max: 70_000 }).map((n) => "p".repeat(n))),
       optional("X-Forwarded-For", 10, fc.constantFrom("203.0.113.9", "::1, 10.0.0.1", "garbage")),
+      optional("Expect", 5, fc.constantFrom("100-continue", "999-foo")),
     )
     .map((hs) => hs.filter((h): h is [string, string] => h !== undefined))
     .chain((hs) => fc.boolean().map((dup) => (dup && hs.length ? [...hs, hs[0]] : hs)));
 }
 
-const METHODS = fc.constantFrom("GET", "POST", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "FOO", "get");
+// Every method Node's parser accepts (QUERY and CONNECT among them), and two it refuses.
+const METHODS = fc.constantFrom(...NODE_METHODS, "FOO", "get");
 
 export function hostileRequest(endpoints: Endpoint[], keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
   return fc
-    .tuple(fc.constantFrom(...endpoints), fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: METHODS }), target(endpoints), headers(keys), fc.constantFrom("length", "length", "length", "chunked", "length+chunked"))
-    .chain(([endpoint, otherMethod, tgt, hs, framing]) => {
+    .tuple(fc.constantFrom(...endpoints), fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: METHODS }), target(endpoints), headers(keys), fc.constantFrom("length", "length", "length", "chunked", "length+chunked"), fc.nat(19), fc.nat(9))
+    .chain(([endpoint, otherMethod, tgt, hs, framing, hostDraw, pipelineDraw]) => {
       const method = otherMethod ?? endpoint.method;
       // Most requests aim at the endpoint drawn; the rest at the odd target generated for it.
       return fc.tuple(fc.constantFrom(endpoint.path.replace(/\{\w+\}/g, "CA"), tgt), bodyFor(endpoint.path)).map(([t, body]): FuzzRequest => ({
@@ -204,6 +214,8 @@ export function hostileRequest(endpoints: Endpoint[], keys: FuzzKeys): fc.Arbitr
         headers: hs,
         body: method === "GET" || method === "HEAD" ? "" : body,
         framing: framing as FuzzRequest["framing"],
+        ...(hostDraw === 0 ? { noHost: true } : {}),
+        ...(pipelineDraw === 0 ? { pipelined: true } : {}),
       }));
     });
 }

@@ -1,6 +1,6 @@
 // What every response must be, whatever was sent: the contract of documents 1 and 2 for errors,
 // a request id, no 5xx but the documented 503, and no exception text.
-import { unknownPathSurface, type RouteSpec } from "@permits/gateway/http/route-table";
+import { unknownPathSurface, type RouteSpec } from "@permits/gateway";
 import { readErrorBody, type ErrorSurface } from "../support/error-body.js";
 import type { RawAnswer } from "../support/raw-http.js";
 import type { Endpoint } from "./hostile.js";

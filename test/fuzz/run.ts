@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { runCli } from "@permits/entitlement/cli";
+import { runCli } from "@permits/entitlement";
 import { generousTiersFile, startDistributed, startGatewayProcess } from "../support/processes.js";
 import { openApiCheck } from "../support/openapi-check.js";
 import { isAnswer, sendRaw } from "../support/raw-http.js";
@@ -88,7 +88,8 @@ export async function fuzz(target: FuzzTarget, opts: { requests: number; seed: n
   const started = Date.now();
 
   const attempt = async (r: FuzzRequest): Promise<string[]> => {
-    const answer = await sendRaw(target.port, serialize(r), { head: r.method === "HEAD" });
+    // A pipelined request's answer is the second on the connection.
+    const answer = await sendRaw(target.port, serialize(r), { head: r.method === "HEAD", skip: r.pipelined ? 1 : 0 });
     sent++;
     const key = isAnswer(answer) ? String(answer.status) : answer.failure;
     statuses[key] = (statuses[key] ?? 0) + 1;

@@ -1,7 +1,7 @@
 // Checkout as a buyer and as Stripe see it, for the end-to-end suites: the buy button, the fake
 // Stripe's payment, and webhook events signed by the SDK's own test-header helper.
 import Stripe from "stripe";
-import type { FakeStripe } from "@permits/entitlement/fake-stripe";
+import type { FakeStripe } from "@permits/entitlement/testing";
 import type { Target, TargetResponse } from "./target.js";
 
 export const STRIPE_API_KEY = "sk_test_checkout_0123456789";

@@ -4,13 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import { ManualClock, systemClock, type Clock } from "@permits/common/clock";
-import { createLogger } from "@permits/common/logger";
-import { buildApp } from "@permits/gateway/app";
-import { readGatewayConfig } from "@permits/gateway/config";
-import { wireServices, type WiringInterceptors } from "@permits/gateway/wiring";
-import type { ServiceClients } from "@permits/gateway/clients";
-import type { Tracing } from "@permits/common/tracing";
+import { type Clock, createLogger, ManualClock, systemClock } from "@permits/runtime";
+import { buildApp, readGatewayConfig, type ServiceClients, wireServices, type WiringInterceptors } from "@permits/gateway";
+import type { Tracing } from "@permits/rpc";
 import { openApiCheck, type OpenApiCheck } from "./openapi-check.js";
 
 export interface Embedded {

@@ -1,4 +1,4 @@
-// The two error vocabularies (README, "Errors"), read back by the suites that judge answers:
+// The two error vocabularies (docs/using.md, "Errors"), read back by the suites that judge answers:
 // document 1 `{"error":{"code","message",...},"request_id"}`, document 2
 // `{"error":{"code","message","requestId",...}}`. A body carrying both request id fields is in
 // neither vocabulary.

@@ -15,6 +15,8 @@ export interface Prerequisites {
   redisServer: boolean;
   /** A Redis answering at TEST_REDIS_URL (default redis://127.0.0.1:6379): the Redis-backed stores. */
   redis: boolean;
+  /** jq on PATH: the README's examples are run through it, as a reader runs them. */
+  jq: boolean;
 }
 
 declare module "vitest" {
@@ -30,6 +32,7 @@ const HOW: Record<keyof Prerequisites, string> = {
   chromium: `Debian's chromium at ${CHROMIUM_PATH} (apt-get install chromium fonts-liberation, or set CHROMIUM_PATH)`,
   kubectl: "kubectl on PATH (apt-get install kubectl, or any kubectl >= 1.27 with kustomize v5)",
   redisServer: "redis-server on PATH (apt-get install redis-server)",
+  jq: "jq on PATH (apt-get install jq)",
   redis: `a Redis answering at ${TEST_REDIS_URL} (start one: redis-server --daemonize yes --save "" --appendonly no)`,
 };
 
@@ -57,6 +60,7 @@ export async function probePrerequisites(): Promise<Prerequisites> {
     kubectl: runs("kubectl", ["version", "--client"]),
     redisServer: runs("redis-server", ["--version"]),
     redis: await redisAnswers(TEST_REDIS_URL),
+    jq: runs("jq", ["--version"]),
   };
 }
 

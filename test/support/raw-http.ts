@@ -19,7 +19,7 @@ export interface NoAnswer {
  * The first response on a fresh connection, framed by Content-Length or chunked encoding (or the
  * close); 1xx interim answers are skipped. `head`: the request was HEAD, so the answer has no body.
  */
-export function sendRaw(port: number, request: string | Buffer, opts: { timeoutMs?: number; head?: boolean } = {}): Promise<RawAnswer | NoAnswer> {
+export function sendRaw(port: number, request: string | Buffer, opts: { timeoutMs?: number; head?: boolean; skip?: number } = {}): Promise<RawAnswer | NoAnswer> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
     let buffered = Buffer.alloc(0);
@@ -34,15 +34,15 @@ export function sendRaw(port: number, request: string | Buffer, opts: { timeoutM
     const timer = setTimeout(() => settle({ failure: "timeout", detail: `no complete answer in ${opts.timeoutMs ?? 5000} ms` }), opts.timeoutMs ?? 5000);
     socket.on("data", (chunk) => {
       buffered = Buffer.concat([buffered, chunk]);
-      const answer = parseResponse(buffered, opts.head === true, false);
+      const answer = parseAfter(buffered, opts.head === true, false, opts.skip ?? 0);
       if (answer) settle(answer);
     });
     socket.on("error", (e: NodeJS.ErrnoException) => {
       // A server may answer and then reset a connection whose request it did not read to the end.
-      const answer = parseResponse(buffered, opts.head === true, true);
+      const answer = parseAfter(buffered, opts.head === true, true, opts.skip ?? 0);
       settle(answer ?? { failure: "reset", detail: e.code ?? e.message });
     });
-    socket.on("close", () => settle(parseResponse(buffered, opts.head === true, true) ?? { failure: "closed without an answer", detail: `${buffered.length} bytes received` }));
+    socket.on("close", () => settle(parseAfter(buffered, opts.head === true, true, opts.skip ?? 0) ?? { failure: "closed without an answer", detail: `${buffered.length} bytes received` }));
     socket.write(request);
   });
 }
@@ -51,8 +51,22 @@ export function isAnswer(a: RawAnswer | NoAnswer): a is RawAnswer {
   return "status" in a;
 }
 
-/** One complete response at the start of `bytes`, or undefined while more is needed. */
-function parseResponse(bytes: Buffer, head: boolean, closed: boolean): RawAnswer | undefined {
+/**
+ * The response after `skip` complete ones (pipelined requests' answers, which carry a
+ * Content-Length or chunked body), or undefined while more is needed.
+ */
+function parseAfter(bytes: Buffer, head: boolean, closed: boolean, skip: number): RawAnswer | undefined {
+  let at = 0;
+  for (let i = 0; i < skip; i++) {
+    const first = parseResponse(bytes.subarray(at), false, false);
+    if (!first) return closed ? parseResponse(bytes.subarray(at), false, true) : undefined;
+    at += first.length;
+  }
+  return parseResponse(bytes.subarray(at), head, closed);
+}
+
+/** One complete response at the start of `bytes` (with its length in bytes), or undefined while more is needed. */
+function parseResponse(bytes: Buffer, head: boolean, closed: boolean): (RawAnswer & { length: number }) | undefined {
   let start = 0;
   for (;;) {
     const end = bytes.indexOf("\r\n\r\n", start);
@@ -70,27 +84,27 @@ function parseResponse(bytes: Buffer, head: boolean, closed: boolean): RawAnswer
       continue;
     }
     const rest = bytes.subarray(bodyStart);
-    if (head || status === 204 || status === 304) return { status, headers, body: "" };
+    if (head || status === 204 || status === 304) return { status, headers, body: "", length: bodyStart };
     if (headers["content-length"] !== undefined) {
       const length = Number(headers["content-length"]);
-      return rest.length >= length ? { status, headers, body: rest.subarray(0, length).toString("utf8") } : undefined;
+      return rest.length >= length ? { status, headers, body: rest.subarray(0, length).toString("utf8"), length: bodyStart + length } : undefined;
     }
     if (/chunked/i.test(headers["transfer-encoding"] ?? "")) {
       const body = dechunk(rest);
-      return body === undefined ? undefined : { status, headers, body };
+      return body === undefined ? undefined : { status, headers, body: body.text, length: bodyStart + body.length };
     }
-    return closed ? { status, headers, body: rest.toString("utf8") } : undefined;
+    return closed ? { status, headers, body: rest.toString("utf8"), length: bytes.length } : undefined;
   }
 }
 
-function dechunk(bytes: Buffer): string | undefined {
+function dechunk(bytes: Buffer): { text: string; length: number } | undefined {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {
     const lineEnd = bytes.indexOf("\r\n", at);
     if (lineEnd < 0) return undefined;
     const size = parseInt(bytes.subarray(at, lineEnd).toString("latin1"), 16);
-    if (size === 0) return Buffer.concat(parts).toString("utf8");
+    if (size === 0) return { text: Buffer.concat(parts).toString("utf8"), length: lineEnd + 4 };
     if (bytes.length < lineEnd + 2 + size + 2) return undefined;
     parts.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
     at = lineEnd + 2 + size + 2;

@@ -3,9 +3,9 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
-import type { ServiceClients } from "@permits/gateway/clients";
+import type { ServiceClients } from "@permits/gateway";
 import { startEmbedded } from "./embedded.js";
-import { sendToken } from "@permits/common/internal-auth";
+import { sendToken } from "@permits/rpc";
 import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN } from "./processes.js";
 import { openApiCheck } from "./openapi-check.js";
 

@@ -2,7 +2,7 @@ import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 
-// A token listed in INTERNAL_TOKENS with the `engine` scope (README, Configuration).
+// A token listed in INTERNAL_TOKENS with the `engine` scope (docs/configuration.md).
 const bearer: Interceptor = (next) => (req) => {
   req.header.set("authorization", `Bearer ${process.env.ENGINE_TOKEN}`);
   return next(req);

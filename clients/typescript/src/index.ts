@@ -6,17 +6,17 @@ import type { components, paths } from "./schema.js";
 
 export type { components, operations, paths } from "./schema.js";
 
-/** Document 1's error body (stormwater and discovery routes): `{ error: { code, message, details? }, request_id }`. */
+/** The stormwater surface's error body (stormwater and discovery routes): `{ error: { code, message, details? }, request_id }`. */
 export type StormwaterError = components["schemas"]["StormwaterError"];
-/** Document 2's error body (NWP routes, and shared routes called with a document 2 key): `{ error: { code, message, fields?, knownValues?, docs?, requestId } }`. */
+/** The NWP surface's error body (NWP routes, and shared routes called with an NWP legacy key): `{ error: { code, message, fields?, knownValues?, docs?, requestId } }`. */
 export type NwpError = components["schemas"]["NwpError"];
 export type ApiError = StormwaterError | NwpError;
 
 export type PermitsClient = Client<paths>;
 
 /**
- * `apiKey`: a document 1 key (`svc_live_…`, `svc_test_…`) or the public sandbox key, which both
- * surfaces take; leave it out for document 1's anonymous tier. `legacyKey`: a document 2 live key
+ * `apiKey`: a stormwater-surface key (`svc_live_…`, `svc_test_…`) or the public sandbox key, which both
+ * surfaces take; leave it out for the stormwater surface's anonymous tier. `legacyKey`: an NWP (legacy) live key
  * (`nwp_<subscription>_<signature>`). Both documents read a key from `Authorization: Bearer`, so
  * both are sent there; the two names say which document's key the client holds.
  */
@@ -37,7 +37,7 @@ export function createPermitsClient(options: PermitsClientOptions): PermitsClien
   });
 }
 
-/** Which vocabulary an error body is in: document 1's carries `request_id` beside `error`. */
+/** Which vocabulary an error body is in: the stormwater surface's carries `request_id` beside `error`. */
 export function isNwpError(body: ApiError): body is NwpError {
   return !("request_id" in body);
 }

@@ -1667,7 +1667,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description One of acres or disturbedAcres is required; acres is read first. */
+        /** @description One of acres or disturbedAcres is required. */
         requestBody: {
             content: {
                 /**
@@ -1828,6 +1828,24 @@ export interface operations {
             };
             /** @description invalid_request: the body is not application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2030,6 +2048,24 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2162,6 +2198,24 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2332,6 +2386,24 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2476,6 +2548,24 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2701,6 +2791,25 @@ export interface operations {
             };
             /** @description invalid_request: the body is not application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3000,6 +3109,25 @@ export interface operations {
                     "application/json": components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
             /** @description invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues */
             422: {
                 headers: {
@@ -3158,6 +3286,25 @@ export interface operations {
             };
             /** @description missing_api_key; invalid_api_key */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3351,6 +3498,25 @@ export interface operations {
                     "application/json": components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
             /** @description invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues */
             422: {
                 headers: {
@@ -3509,6 +3675,25 @@ export interface operations {
             };
             /** @description missing_api_key; invalid_api_key */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3702,6 +3887,25 @@ export interface operations {
                     "application/json": components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
             /** @description rate_limit_exceeded */
             429: {
                 headers: {
@@ -3878,6 +4082,25 @@ export interface operations {
                     "application/json": components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
             /** @description rate_limit_exceeded */
             429: {
                 headers: {
@@ -4017,6 +4240,25 @@ export interface operations {
             };
             /** @description missing_api_key; invalid_api_key */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Service-Tier": components["headers"]["X-Service-Tier"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4254,6 +4496,43 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"] | components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"] | components["schemas"]["NwpError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"] | components["schemas"]["NwpError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -4432,6 +4711,24 @@ export interface operations {
                     "application/json": components["schemas"]["NwpError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NwpError"];
+                };
+            };
             /** @description invalid_request: an unknown identifier (district, activity, state, resource type) with every valid value in knownValues */
             422: {
                 headers: {
@@ -4576,6 +4873,27 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -4590,6 +4908,17 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4654,6 +4983,27 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -4668,6 +5018,17 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4764,6 +5125,27 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -4778,6 +5160,17 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4873,6 +5266,27 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5008,6 +5422,27 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -5122,6 +5557,27 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
@@ -5214,10 +5670,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5306,6 +5794,27 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5402,10 +5911,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5477,6 +6018,27 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5557,10 +6119,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5610,10 +6204,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5631,7 +6257,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The plans of both surfaces as data */
+            /** @description The plans of both surfaces (`surfaces[].plans[]`: limits, bucket, whether billable and purchasable) and the public sandbox key by value (`sandboxKey`: `key`, how to `send` it, a `note`), as the /pricing page shows it. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5663,10 +6289,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5719,10 +6377,42 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
             /** @description invalid_request: the request headers are too large */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

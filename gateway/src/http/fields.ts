@@ -1,6 +1,6 @@
 // One table of fields per public input, read by the REST parsers (JSON bodies and query
 // strings) and, later, by the MCP tool schemas, so the rules exist once.
-import { invalidArgument, ViolationReason, type Violation } from "@permits/common/errors";
+import { invalidArgument, ViolationReason, type Violation } from "@permits/rules";
 
 export type FieldType = "string" | "number" | "boolean";
 
@@ -48,7 +48,7 @@ export function parseFields(
     if (!(name in entries)) continue;
     const raw = entries[name];
     const target = aliases[name] ?? spec.target ?? name;
-    // An alias read first wins (document 1: `acres` before `disturbedAcres`).
+    // An alias read first wins (the stormwater surface: `acres` before `disturbedAcres`, as document 1 orders them).
     if (target in out && out[target] !== undefined) continue;
     const parsed = parseValue(name, spec, raw, source);
     if ("error" in parsed) violations.push({ field: name, description: parsed.error, reason: ViolationReason.MALFORMED, knownValues: spec.enum ? [...spec.enum] : undefined });

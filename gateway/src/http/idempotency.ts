@@ -5,7 +5,6 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../deps.js";
-import { meter, withStanding, writeStanding } from "./access.js";
 import { Problem } from "./problems.js";
 import { serializeBody } from "./public-json.js";
 
@@ -33,7 +32,7 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
   if (key === undefined || scope === undefined) return compute();
   if (typeof key !== "string" || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
     const refusal = new Problem("invalid_request", `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY} characters.`, { details: { header: "Idempotency-Key", max_length: MAX_IDEMPOTENCY_KEY } });
-    throw await withStanding(deps, req, reply, refusal);
+    throw await reply.withStanding(refusal);
   }
   const fingerprint = createHash("sha256").update(`${req.method} ${req.routeOptions.url}\n${canonical(req.body)}`).digest("hex");
   const { ratelimit } = deps.clients;
@@ -45,19 +44,19 @@ export async function withIdempotency(deps: AppDeps, req: FastifyRequest, reply:
       case IdempotencyState.REPLAY: {
         const stored = begun.stored!;
         // A replay spends nothing; its rate headers say where the caller stands now.
-        await writeStanding(deps, req, reply);
+        await reply.writeStanding();
         reply.header("idempotent-replayed", "true");
         deps.instruments?.replayed();
         for (const [k, v] of Object.entries(stored.headers)) reply.header(k, v);
         return reply.code(stored.status).send(Buffer.from(stored.body));
       }
       case IdempotencyState.MISMATCH:
-        throw await withStanding(deps, req, reply, new Problem("invalid_request", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", { details: { header: "Idempotency-Key" } }));
+        throw await reply.withStanding(new Problem("invalid_request", "This Idempotency-Key was already used with a different request body; use a new key for a new request.", { details: { header: "Idempotency-Key" } }));
       case IdempotencyState.IN_FLIGHT:
         // The first request with this key is still computing: wait for its answer to replay it.
         if (performance.now() > waitUntil) {
           const busy = new Problem("idempotency_conflict", "A request with this Idempotency-Key is still in progress; retry shortly.", { headers: { "retry-after": "1" }, details: { header: "Idempotency-Key" } });
-          throw await withStanding(deps, req, reply, busy);
+          throw await reply.withStanding(busy);
         }
         await new Promise((r) => setTimeout(r, POLL_MS));
         continue;
@@ -73,7 +72,7 @@ async function computeAndStore(deps: AppDeps, req: FastifyRequest, reply: Fastif
   const { ratelimit } = deps.clients;
   let body: Buffer;
   try {
-    await meter(deps, req, reply);
+    await reply.meter();
     body = serializeBody(await compute());
   } catch (e) {
     // Refused, invalid or failed requests are not stored: the caller may retry with the same key.

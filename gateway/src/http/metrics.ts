@@ -1,8 +1,8 @@
 // GET /metrics for Prometheus, and the HTTP request metrics behind it. The route is outside the
 // route table: not in the discovery index or the OpenAPI document, not metered, never rate limited.
-import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { METRICS_CONTENT_TYPE, METRICS_PATH, recorder } from "@permits/common/metrics";
+import { METRICS_CONTENT_TYPE, METRICS_PATH, recorder } from "@permits/rpc";
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -27,7 +27,7 @@ export function gatewayInstruments(registry: Registry): GatewayInstruments {
   };
 }
 
-export function serveMetrics(app: FastifyInstance, registry: Registry): void {
+export const serveMetrics = fp<{ registry: Registry }>(async (app, { registry }) => {
   // The route as the table spells it (never the raw path, which would carry codes and keys).
   const labelNames = ["route", "method", "status_class", "surface"];
   const record = recorder(
@@ -41,4 +41,4 @@ export function serveMetrics(app: FastifyInstance, registry: Registry): void {
     done();
   });
   app.get(METRICS_PATH, async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(await registry.metrics()));
-}
+}, { name: "metrics" });

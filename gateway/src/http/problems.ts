@@ -1,12 +1,15 @@
 // The one catalogue of public errors, and the one place where internal ConnectErrors become
 // them. A route belongs to a surface, and the surface decides the vocabulary:
-//   document 1 (stormwater): { error: { code, message, details? }, request_id }
-//   document 2 (nwp):        { error: { code, message, fields?, knownValues?, docs?, requestId } }
+//   the stormwater surface:  { error: { code, message, details? }, request_id }
+//   the NWP surface:         { error: { code, message, fields?, knownValues?, docs?, requestId } }
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/rules";
 import type { BadRequest } from "@permits/proto/common/v1/common";
 
 export type Surface = "stormwater" | "nwp";
+
+/** The surface whose vocabulary a path's answer takes (from the route table, once built). */
+export type SurfaceOfPath = (url: string) => Surface;
 
 /** What went wrong, independent of vocabulary. Each kind has one status and one code per surface. */
 export type ProblemKind =
@@ -20,6 +23,8 @@ export type ProblemKind =
   | "payload_too_large"
   | "headers_too_large"
   | "request_timeout"
+  | "expectation_failed"
+  | "too_many_connections"
   | "unsupported_media_type"
   | "upgrade_required"
   | "batch_too_large"
@@ -30,10 +35,10 @@ export type ProblemKind =
 
 const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; stormwater: string; nwp: string }> = {
   invalid_request: { status: 400, stormwater: "invalid_request", nwp: "invalid_request" },
-  // Document 2 answers a well-formed but unknown identifier with 422 and the valid values.
+  // The NWP surface answers a well-formed but unknown identifier with 422 (document 2) and the valid values.
   unknown_value: { status: 400, nwpStatus: 422, stormwater: "invalid_request", nwp: "invalid_request" },
   invalid_json: { status: 400, stormwater: "invalid_json", nwp: "malformed_json" },
-  // Document 1 has one code for any bad key; document 2 tells a missing key from a bad one.
+  // The stormwater surface has one code for any bad key; the NWP surface tells a missing key from a bad one.
   missing_api_key: { status: 401, stormwater: "unauthorized", nwp: "missing_api_key" },
   invalid_api_key: { status: 401, stormwater: "unauthorized", nwp: "invalid_api_key" },
   not_found: { status: 404, stormwater: "not_found", nwp: "not_found" },
@@ -42,6 +47,10 @@ const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; storm
   // Neither document names a code for oversized headers: the generic bad-request code, with 431.
   headers_too_large: { status: 431, stormwater: "invalid_request", nwp: "invalid_request" },
   request_timeout: { status: 408, stormwater: "invalid_request", nwp: "invalid_request" },
+  // An Expect header other than 100-continue (RFC 9110, 10.1.1): neither document names a code.
+  expectation_failed: { status: 417, stormwater: "invalid_request", nwp: "invalid_request" },
+  // One client address holds more open connections than it may: the rate-limit code, with Retry-After.
+  too_many_connections: { status: 429, stormwater: "rate_limited", nwp: "rate_limit_exceeded" },
   unsupported_media_type: { status: 415, stormwater: "invalid_request", nwp: "invalid_request" },
   upgrade_required: { status: 403, stormwater: "upgrade_required", nwp: "upgrade_required" },
   batch_too_large: { status: 400, stormwater: "invalid_request", nwp: "batch_too_large" },
@@ -61,13 +70,13 @@ export class Problem extends Error {
     readonly kind: ProblemKind,
     message: string,
     readonly extra: {
-      /** Document 1 `details`. */
+      /** The stormwater surface's `details`. */
       details?: Record<string, unknown>;
-      /** Document 2 `fields` and `knownValues`. */
+      /** The NWP surface's `fields` and `knownValues`. */
       fields?: FieldError[];
       knownValues?: Record<string, unknown[]>;
       headers?: Record<string, string>;
-      /** Overrides the catalogue status (a 503 that is `internal` on document 1, say). */
+      /** Overrides the catalogue status (a 503 that is `internal` on the stormwater surface, say). */
       status?: number;
     } = {},
   ) {

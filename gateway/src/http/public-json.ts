@@ -4,7 +4,7 @@
 // Differences from protobuf's canonical JSON, which the public contract needs:
 // - an unset optional field is written as null (a tri-state left unknown stays visibly unknown);
 // - enums are written as the contract's words: the value name without its prefix, lower case,
-//   with "_" (document 1: "not_required") or "-" (document 2: "nwp-likely") between words;
+//   with "_" (the stormwater surface: "not_required") or "-" (the NWP surface: "nwp-likely") between words;
 // - google.protobuf.Value is written as the plain JSON value it holds.
 //
 // Messages are written straight to JSON text. The engines build their static parts (permit

@@ -1,7 +1,8 @@
 // Every public route is declared once, through `defineRoute`, so the discovery index, the
 // OpenAPI document, the 405 guards and the vocabulary of each path all come from one table.
-import type { Tier } from "@permits/proto/entitlement/v1/entitlement";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { AccessOptions } from "../access/index.js";
 import { Problem, type Surface } from "./problems.js";
 
 export type HttpMethod = "GET" | "POST";
@@ -38,32 +39,38 @@ export interface RouteSpec {
   method: HttpMethod;
   url: string;
   surface: Surface;
-  /** Discovery, OpenAPI and pricing are static and unmetered. */
-  metered: boolean;
+  /** Identify the caller and meter the route (the access plugin); absent: public and unmetered, like discovery, OpenAPI and pricing. */
+  access?: AccessOptions;
   doc: RouteDoc;
-  /** Only these tiers may call the route. */
-  tiers?: Tier[];
-  /** The handler meters itself (an idempotent replay must not be charged). */
-  deferMetering?: boolean;
-  /** Keyless, metered per IP under this policy. */
-  ipPolicy?: string;
-  /** Identifies the caller without spending budget. */
-  noSpend?: boolean;
-  /** A document 2 (legacy) key is served as document 2: its tier, its vocabulary. */
-  legacyKeys?: boolean;
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+/** The route identifies its caller and answers with the caller's rate headers. */
+export function isMetered(r: RouteSpec): boolean {
+  return r.access !== undefined;
+}
+
+/** The route counts against the caller's budget (the usage read-out is checked but spends nothing). */
+export function spends(r: RouteSpec): boolean {
+  return r.access !== undefined && !r.access.noSpend;
 }
 
 declare module "fastify" {
   interface FastifyContextConfig {
+    /** The vocabulary the route answers in (its errors, and metering's policy names). */
     surface?: Surface;
-    metered?: boolean;
   }
 }
 
-export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
+/** The table's routes on the app, with their 405 guards. */
+export const routeTable = fp<{ routes: RouteSpec[] }>(async (app, { routes }) => registerRoutes(app, routes), { name: "route-table" });
+
+/** Methods a known path answers with 405 when it does not serve them; others get 404. */
+const GUARDED_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "QUERY"];
+
+function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
   for (const r of routes) {
-    app.route({ method: r.method, url: r.url, config: { surface: r.surface, metered: r.metered, tiers: r.tiers, deferMetering: r.deferMetering, ipPolicy: r.ipPolicy, noSpend: r.noSpend, legacyKeys: r.legacyKeys }, handler: r.handler });
+    app.route({ method: r.method, url: r.url, config: { surface: r.surface, access: r.access }, handler: r.handler });
   }
   // Fastify answers a known path with the wrong method as 404 by design; the contract wants 405.
   const byUrl = new Map<string, { surface: Surface; methods: Set<string> }>();
@@ -75,20 +82,17 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void 
   }
   for (const [url, { surface, methods }] of byUrl) {
     const allow = [...methods].sort();
-    const missing = ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.has(m));
+    const missing = GUARDED_METHODS.filter((m) => !methods.has(m));
     if (missing.length === 0) continue;
-    app.route({
-      method: missing,
-      url,
-      config: { surface, metered: false },
-      handler: async () => {
-        throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
-          details: { allow },
-          knownValues: { method: allow },
-          headers: { allow: allow.join(", ") },
-        });
-      },
-    });
+    const refuse = async () => {
+      throw new Problem("method_not_allowed", `This path serves ${allow.join(", ")} only.`, {
+        details: { allow },
+        knownValues: { method: allow },
+        headers: { allow: allow.join(", ") },
+      });
+    };
+    // Refused in onRequest, before Fastify reads a body (a QUERY without Content-Type, say).
+    app.route({ method: missing, url, config: { surface }, onRequest: refuse, handler: refuse });
   }
 }
 

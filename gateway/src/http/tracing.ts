@@ -1,11 +1,11 @@
 // The request span of each public request, made by Fastify's own OpenTelemetry plugin: a server
 // span whose parent is the caller's `traceparent` when one is sent, and a child span for the
 // route handler. The gateway's Connect calls, made inside the request, become its children
-// (services/common/src/tracing.ts). Registered only when tracing is on (gateway/src/main.ts).
+// (packages/rpc/src/interceptors/tracing.ts). Registered only when tracing is on (gateway/src/main.ts).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import type { Span } from "@opentelemetry/api";
-import { METRICS_PATH } from "@permits/common/metrics";
+import { METRICS_PATH } from "@permits/rpc";
 
 /** Probes and scrapes: frequent, and nothing to learn from a trace of them. */
 const UNTRACED = new Set([METRICS_PATH, "/healthz", "/readyz"]);

@@ -2,7 +2,7 @@
 // route for the same capability (named by "METHOD /path" in the route table). Inputs, outputs,
 // keys, tiers, metering and errors are the route's; this file adds only what a model reads:
 // names, descriptions and the short text summary of a result.
-import { count } from "@permits/common/words";
+import { count } from "@permits/rules";
 import type { HttpMethod } from "../http/route-table.js";
 
 export interface ToolDef {

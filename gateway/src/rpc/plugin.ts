@@ -6,9 +6,8 @@
 // them by, and they are not in the route table.
 import type { FastifyInstance } from "fastify";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
-import { internalErrors } from "@permits/common/pipeline";
-import { requireCaller } from "@permits/common/internal-auth";
-import type { Logger } from "@permits/common/logger";
+import { internalErrors, requireCaller } from "@permits/rpc";
+import type { Logger } from "@permits/runtime";
 import type { InternalEngines } from "../deps.js";
 
 export async function internalRpc(app: FastifyInstance, opts: { engines: InternalEngines; readMaxBytes: number; logger: Logger }): Promise<void> {

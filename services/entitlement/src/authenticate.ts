@@ -1,11 +1,11 @@
-// Who a key is, per surface. Document 1 (stormwater): no key is anonymous, never an error.
-// Document 2 (nwp): a key is required; the legacy live key is checked against the payment
+// Who a key is, per surface. The stormwater surface: no key is anonymous, never an error.
+// The NWP surface: a key is required; the legacy live key is checked against the payment
 // provider on every call. Errors carry codes only; the gateway owns both public vocabularies.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Surface } from "@permits/proto/common/v1/common";
 import { KeyKind, Plan, PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";
@@ -86,7 +86,7 @@ export class Authenticator {
     return surface === Surface.STORMWATER ? this.stormwaterKey(apiKey) : this.nwpKey(apiKey);
   }
 
-  /** Document 1: `svc_live_…` and `svc_test_…` keys, looked up by hash. */
+  /** The stormwater surface: `svc_live_…` and `svc_test_…` keys, looked up by hash. */
   private async stormwaterKey(apiKey: string): Promise<Principal> {
     const surface = Surface.STORMWATER;
     const shape = classifyKey(apiKey);
@@ -119,7 +119,7 @@ export class Authenticator {
     });
   }
 
-  /** Document 2: the legacy live key, signature first, then the provider on every call. */
+  /** The NWP surface: the legacy live key, signature first, then the provider on every call. */
   private async nwpKey(apiKey: string): Promise<Principal> {
     const surface = Surface.NWP;
     const shape = classifyKey(apiKey);
@@ -137,7 +137,7 @@ export class Authenticator {
       tier: active ? Tier.PRO : Tier.FREE,
       plan: active ? Plan.PRO : Plan.UNSPECIFIED,
       bucket,
-      // Document 2 sells a flat subscription; nothing on that surface is metered for billing.
+      // The NWP surface sells a flat subscription (document 2); nothing on that surface is metered for billing.
       billable: false,
       keyKind: KeyKind.LEGACY,
       keyId: subscriptionId,

@@ -1,5 +1,4 @@
-import { ConfigError } from "@permits/common/config";
-import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { type BuildContext, type BuiltService, ConfigError } from "@permits/runtime";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { createEntitlementDeps, loadEntitlementConfig } from "./config.js";
 import { providerMetrics } from "./provider-metrics.js";

@@ -4,8 +4,8 @@
 //   STRIPE_PRICE_STORMWATER_PRO, STRIPE_PRICE_STORMWATER_SCALE, STRIPE_PRICE_NWP_PRO
 //                                     the Stripe price id (price_…) of each plan; a plan without
 //                                     one is not sold. Amounts are read from Stripe.
-import { readSecret } from "@permits/common/internal-auth";
-import type { Clock } from "@permits/common/clock";
+import { readSecret } from "@permits/rpc";
+import type { Clock } from "@permits/runtime";
 import { CHECKOUT_PLANS, CheckoutNotConfiguredError, type CheckoutProvider, type PlanPrice } from "./checkout-plans.js";
 import { LocalCheckout } from "./checkout-local.js";
 import { StripeCheckout } from "./checkout-stripe.js";

@@ -4,7 +4,7 @@
 import { randomBase62 } from "./keys.js";
 import type { EntitlementStore } from "./store.js";
 import { CHECKOUT_PLANS, type CheckoutProvider, type PlanPrice, type ProviderEvent, type ProviderSession, CheckoutNotConfiguredError } from "./checkout-plans.js";
-import type { Clock } from "@permits/common/clock";
+import type { Clock } from "@permits/runtime";
 
 export const LOCAL_CONFIRM_PATH = "/checkout/local";
 export const LOCAL_MANAGE_PATH = "/checkout/local/manage";

@@ -13,8 +13,8 @@ import {
   Plan,
   RevealOutcome,
 } from "@permits/proto/entitlement/v1/entitlement";
-import type { Clock } from "@permits/common/clock";
-import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
+import type { Clock } from "@permits/runtime";
+import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
 import { keyStoreUnavailableError, unavailableError } from "./authenticate.js";
 import { CHECKOUT_PLANS, checkoutPlan, CheckoutNotConfiguredError, SESSION_ID_RE, WebhookSignatureError, type CheckoutProvider, type ProviderSession } from "./checkout-plans.js";

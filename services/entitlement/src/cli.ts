@@ -5,7 +5,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf } from "@permits/rules";
 import { EntitlementService, KeyKind, Plan, SubscriptionStatus, type ApiKey } from "@permits/proto/entitlement/v1/entitlement";
 import { createEntitlementDeps, loadEntitlementConfig } from "./config.js";
 import { deriveLegacyKey, SUBSCRIPTION_ID_RE } from "./keys.js";

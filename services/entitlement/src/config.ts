@@ -5,7 +5,7 @@
 //   REDIS_URL                    redis:// or rediss:// URL; selects the Redis store
 //   ENTITLEMENT_REDIS_PREFIX     Redis key prefix (default "permits:entitlement:")
 //   SANDBOX_KEY                  public sandbox key (documented default svc_sandbox_public)
-//   LEGACY_KEY_SECRET            HMAC secret of document 2 live keys. The default is a
+//   LEGACY_KEY_SECRET            HMAC secret of NWP (legacy) live keys. The default is a
 //                                development secret, public in this source: set it in production.
 //   PAYMENT_PROVIDER             local (default, subscriptions in the store) | stripe
 //   PAYMENT_PROVIDER_URL         stripe base URL (default https://api.stripe.com)
@@ -15,11 +15,10 @@
 //   REDIS_TIMEOUT_MS             longest wait for one Redis command (default 250); a silent Redis
 //                                then answers 503 instead of holding the request
 import path from "node:path";
-import { systemClock, type Clock } from "@permits/common/clock";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
+import { type Clock, DEFAULT_REDIS_TIMEOUT_MS, systemClock } from "@permits/runtime";
 import type { Logger } from "pino";
 import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
-import { readSecret } from "@permits/common/internal-auth";
+import { readSecret } from "@permits/rpc";
 import { createCheckout, type Checkout } from "./checkout.js";
 import { createCheckoutProvider, loadCheckoutConfig, type CheckoutConfig } from "./checkout-config.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";
@@ -29,7 +28,7 @@ import type { EntitlementStore } from "./store.js";
 import { LmdbStore } from "./store-lmdb.js";
 import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
 
-/** Development-only default; anyone can derive document 2 keys with it. */
+/** Development-only default; anyone can derive NWP (legacy) keys with it. */
 export const DEV_LEGACY_KEY_SECRET = "dev-only-legacy-key-secret-do-not-use-in-production";
 export const DEFAULT_STATE_DIR = "./.state";
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 2000;

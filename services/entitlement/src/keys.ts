@@ -94,7 +94,7 @@ function legacySignature(secret: string, subscriptionId: string): string {
   return createHmac("sha256", secret).update(subscriptionId, "utf8").digest("hex");
 }
 
-/** The document 2 live key for a subscription: deterministic, so it can be reissued at /recover. */
+/** The NWP (legacy) live key for a subscription: deterministic, so it can be reissued at /recover. */
 export function deriveLegacyKey(secret: string, subscriptionId: string): string {
   if (!SUBSCRIPTION_ID_RE.test(subscriptionId)) throw new Error("subscription id has characters a key cannot carry");
   return `${LEGACY_PREFIX}_${subscriptionId}_${legacySignature(secret, subscriptionId)}`;

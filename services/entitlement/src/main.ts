@@ -1,4 +1,4 @@
-import { runStandalone } from "@permits/common/main";
+import { runStandalone } from "@permits/rpc";
 import { build } from "./build.js";
 
 runStandalone("entitlement", 7003, build);

@@ -8,7 +8,7 @@ import { Authenticator } from "./authenticate.js";
 import { closedPortUrl, startFakeStripe, type FakeStripe } from "./fake-stripe.js";
 import { deriveLegacyKey } from "./keys.js";
 import { Writable } from "node:stream";
-import { createLogger } from "@permits/common/logger";
+import { createLogger } from "@permits/runtime";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
 import type { EntitlementStore } from "./store.js";
 import { Registry } from "prom-client";

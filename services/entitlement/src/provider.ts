@@ -1,4 +1,4 @@
-// Payment provider adapters: who knows whether a document 2 subscription is still paid for.
+// Payment provider adapters: who knows whether an NWP subscription is still paid for.
 import type { EntitlementStore } from "./store.js";
 
 export type SubscriptionLookup =

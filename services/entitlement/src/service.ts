@@ -10,8 +10,8 @@ import {
   SubscriptionStatus,
   type ApiKey,
 } from "@permits/proto/entitlement/v1/entitlement";
-import type { Clock } from "@permits/common/clock";
-import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
+import type { Clock } from "@permits/runtime";
+import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
 import { Authenticator, keyStoreUnavailableError } from "./authenticate.js";
 import { deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, SUBSCRIPTION_ID_RE } from "./keys.js";

@@ -4,7 +4,7 @@
 // committed state readable: LMDB never overwrites committed pages in place.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { open, type Database, type RootDatabase } from "lmdb";
+import type { Database, RootDatabase } from "lmdb";
 import { migrateLegacyStateFile } from "./legacy-state-file.js";
 import { LmdbCheckoutStore } from "./checkout-store-lmdb.js";
 import type { CheckoutStore } from "./checkout-store.js";
@@ -27,6 +27,9 @@ export class LmdbStore implements EntitlementStore {
   /** Opens (creating if needed) the store in `stateDir` and imports a pre-LMDB `entitlement.json` once. */
   static async open(stateDir: string): Promise<LmdbStore> {
     await mkdir(stateDir, { recursive: true, mode: 0o700 }); // holds key hashes: owner only
+    // lmdb (a native module) is loaded here, not at import: the gateway imports this package for
+    // its key scheme alone (index.ts), and a gateway reaching entitlement remotely never opens a store.
+    const { open } = await import("lmdb");
     const root = open({ path: path.join(stateDir, ENTITLEMENT_DB_FILE), maxDbs: 8 });
     const store = new LmdbStore(
       root,

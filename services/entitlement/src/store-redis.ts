@@ -4,7 +4,7 @@
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
 import { createClient, ErrorReply } from "redis";
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
+import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/runtime";
 import { RedisCheckoutStore } from "./checkout-store-redis.js";
 import {
   isLocalSubscriptionStatus,

@@ -1,4 +1,4 @@
-// The entitlement store: issued document 1 keys (hashed) and the local provider's subscriptions.
+// The entitlement store: issued stormwater-surface keys (hashed) and the local provider's subscriptions.
 // Two backends (LMDB, Redis) implement this one interface and pass one test suite.
 import type { CheckoutStore } from "./checkout-store.js";
 

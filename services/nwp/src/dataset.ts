@@ -1,10 +1,9 @@
 // Loads data/nwp once at start, validates each file against its JSON Schema, then compiles the
 // lookup maps. A dataset that fails its schema stops the service instead of serving bad facts.
-import { deepFreeze } from "@permits/common/freeze";
+import { dataDir, deepFreeze } from "@permits/rules";
 import fs from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
-import { dataDir } from "@permits/common/data-dir";
 import { compileDataset, type Dataset } from "./engine/index.js";
 import type { RawDataset } from "./engine/types.js";
 

@@ -3,10 +3,7 @@
 // GET /api/v1/changes, and the report of facts by age). Static: built once from the loaded dataset.
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import { deepFreeze } from "@permits/common/freeze";
-import { basisOf, tallyFacts } from "@permits/common/basis";
-import type { Snapshot } from "@permits/common/changelog";
-import { factIndexOnce, lastCheckedByGroup, type FactIndex, type GroupOf } from "@permits/common/fact-index";
+import { basisOf, deepFreeze, type FactIndex, factIndexOnce, type GroupOf, lastCheckedByGroup, type Snapshot, tallyFacts } from "@permits/rules";
 import { BasisCountSchema, Confidence } from "@permits/proto/common/v1/common";
 import { FactHeldSchema, GetCoverageResponseSchema, PermitCoverageSchema, type GetCoverageResponse, type Ruleset } from "@permits/proto/nwp/v1/nwp";
 import type { Dataset, RawDataset, RawPermit } from "./engine/index.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf } from "@permits/rules";
 import { DetermineRequestSchema, Verdict } from "@permits/proto/nwp/v1/nwp";
 import { determine } from "./engine/index.js";
 import { createNwpService } from "./service.js";

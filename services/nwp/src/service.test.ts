@@ -2,7 +2,7 @@ import { TODAY } from "./test-support.js";
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, resourceNotFoundOf, ViolationReason } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DetermineBatchRequestSchema, DetermineRequestSchema, GetDistrictRequestSchema, GetPermitRequestSchema,

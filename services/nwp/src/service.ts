@@ -1,13 +1,10 @@
 // Connect handlers for NwpService. Lookup responses are built once (the dataset never changes
 // while the process runs); determinations are computed by the pure engine and wrapped here.
 import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
-import { derivedOnce } from "@permits/common/freeze";
+import { basisOf, type Changelog, derivedOnce, invalidArgument, resourceNotFound, serviceChangelog, ViolationReason } from "@permits/rules";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/common/errors";
 import { BadRequestSchema, Confidence } from "@permits/proto/common/v1/common";
-import { basisOf } from "@permits/common/basis";
 import { coverageOf, nwpSnapshot } from "./holdings.js";
-import { serviceChangelog, type Changelog } from "@permits/common/changelog";
 import { SharedLists } from "./shared-lists.js";
 import {
   ActivitySchema, BatchItemSchema, DeterminationSchema, DistrictLayerSchema, ProvenanceSchema, StateLayerSchema, DetermineBatchResponseSchema, DetermineResponseSchema, DistrictSchema,

@@ -1,5 +1,5 @@
 // Helpers shared by the colocated tests (not imported by production code).
-import { deepFreeze } from "@permits/common/freeze";
+import { deepFreeze } from "@permits/rules";
 import { loadDataset } from "./dataset.js";
 import { compileDataset, type Dataset, type RawDataset } from "./engine/index.js";
 

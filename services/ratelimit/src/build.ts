@@ -1,7 +1,5 @@
 import path from "node:path";
-import { ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/common/config";
-import type { BuildContext, BuiltService } from "@permits/common/hosted";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
+import { type BuildContext, type BuiltService, ConfigError, DEFAULT_REDIS_TIMEOUT_MS, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { defaultTiersPath, loadPolicies } from "./policies.js";
 import { createRateLimitService, createRateLimitStore } from "./service.js";

@@ -1,8 +1,7 @@
 // Chooses the store for the wiring code: Redis behind the per-instance memory fallback when a
 // REDIS_URL is given; otherwise LMDB in STATE_DIR (the embedded default), or memory only when no
 // state directory is given either (unit tests).
-import type { Clock } from "@permits/common/clock";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/common/timeout";
+import { type Clock, DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
 import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { Code, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { ManualClock } from "@permits/common/clock";
+import { ManualClock } from "@permits/runtime";
 import { IdempotencyState, RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { loadPolicies } from "./policies.js";
 import { createRateLimitService } from "./service.js";

@@ -1,11 +1,17 @@
-// Embedded persistent store: decisions run in memory (as fast as the memory store), fixed-window
-// counters (the monthly quota, the keyless tiers' hour and day) are written behind to an LMDB
-// environment in STATE_DIR once per flush interval, and idempotency records live in LMDB itself,
-// each read-modify-write one transaction. A restart therefore keeps every count but those of the
-// last interval before a crash (the README says so); sliding minute windows stay in memory.
-//
-// Flushes add each counter's change since the last flush inside one transaction, so two processes
-// sharing a STATE_DIR never overwrite each other's counts (each enforces its own view meanwhile).
+// Embedded persistent store. What a customer pays for is counted durably before the answer leaves,
+// and every process on one STATE_DIR decides against the same count (issue 31):
+// - Fixed calendar counters (the monthly quota; the keyless tiers' hour and day) live only in
+//   LMDB. A decision reads the stored count, compares it with the limit and writes the new count
+//   inside ONE write transaction, and `decide` resolves only once that transaction has committed.
+//   LMDB's writer lock is shared between processes, so two gateways on one STATE_DIR take turns
+//   on the same count; a kill -9 loses no count whose answer could have left.
+// - lmdb-js runs every transaction callback queued in one event turn in one commit, so a burst
+//   of concurrent requests costs one commit (and one sync), not one per request.
+// - The sliding per-minute burst limit stays in this process's memory: it protects capacity, it
+//   is not billed, and a restart forgets it. Two processes on one STATE_DIR each enforce it on
+//   their own (up to twice the burst across both), which docs/deployment.md records. It is checked and
+//   counted inside the same transaction callback, so a decision is still all or nothing.
+// Idempotency records live in LMDB too, each read-modify-write one transaction.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
@@ -22,12 +28,11 @@ import {
   type RateLimitStore,
   type StoredResponseData,
 } from "./store.js";
-import type { WindowPlan } from "./windows.js";
+import type { WindowCount, WindowPlan } from "./windows.js";
 
 export const RATELIMIT_DB_FILE = "ratelimit.mdb";
-export const DEFAULT_FLUSH_MS = 1000;
-/** Expired counters and idempotency records are deleted every this many flushes. */
-const SWEEP_EVERY_FLUSHES = 60;
+/** Expired counters and idempotency records are deleted this often. */
+const SWEEP_MS = 60_000;
 
 interface StoredCounter {
   c: number;
@@ -36,17 +41,18 @@ interface StoredCounter {
 }
 
 export interface LmdbStoreOptions {
-  flushMs?: number;
   times?: IdempotencyTimes;
+  /**
+   * Unit tests of the counting rules only: commit without syncing to disk. A killed process still
+   * keeps every commit (the pages are in the OS cache), a power loss may not; `npm start` syncs.
+   */
+  noSync?: boolean;
 }
 
 export class LmdbStore implements RateLimitStore {
+  /** The sliding minute logs only; fixed counters are never held here. */
   private readonly memory: MemoryStore;
-  /** Counter changes not yet written: id -> change within the window ending at `e`. */
-  private pending = new Map<string, StoredCounter>();
   private readonly timer: NodeJS.Timeout;
-  private flushing: Promise<void> = Promise.resolve();
-  private flushes = 0;
   /** The newest instant a caller passed in: the sweep's "now" (stores hold no clock). */
   private lastNowMs = 0;
 
@@ -55,73 +61,94 @@ export class LmdbStore implements RateLimitStore {
     private readonly counters: Database<StoredCounter, string>,
     private readonly idempotency: Database<IdempotencyRecord, string>,
     private readonly times: IdempotencyTimes,
-    flushMs: number,
   ) {
-    this.memory = new MemoryStore(times, (id, delta, expiresAt) => this.noteChange(id, delta, expiresAt));
-    for (const { key, value } of counters.getRange()) this.memory.seedCounter(key, value.c, value.e);
-    this.timer = setInterval(() => void this.flush(), flushMs);
+    this.memory = new MemoryStore(times);
+    this.timer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_MS);
     this.timer.unref();
   }
 
   static async open(stateDir: string, options: LmdbStoreOptions = {}): Promise<LmdbStore> {
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    const root = open({ path: path.join(stateDir, RATELIMIT_DB_FILE), maxDbs: 4 });
+    const root = open({ path: path.join(stateDir, RATELIMIT_DB_FILE), maxDbs: 4, noSync: options.noSync === true });
     return new LmdbStore(
       root,
       root.openDB<StoredCounter, string>({ name: "counters" }),
       root.openDB<IdempotencyRecord, string>({ name: "idempotency" }),
       options.times ?? DEFAULT_IDEMPOTENCY_TIMES,
-      options.flushMs ?? DEFAULT_FLUSH_MS,
     );
-  }
-
-  private noteChange(id: string, delta: number, expiresAt: number): void {
-    const p = this.pending.get(id);
-    // A change in a newer window replaces the old window's (which has ended anyway).
-    this.pending.set(id, p && p.e === expiresAt ? { c: p.c + delta, e: expiresAt } : { c: delta, e: expiresAt });
   }
 
   private see(nowMs: number): void {
     if (nowMs > this.lastNowMs) this.lastNowMs = nowMs;
   }
 
+  /** Resolves once the count is committed (visible to every process, and kept through a kill -9). */
   decide(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<DecideOutcome> {
     this.see(nowMs);
-    return this.memory.decide(subject, windows, cost, nowMs);
+    return this.root.transaction(() => this.evaluate(subject, windows, cost, nowMs, true));
   }
 
-  peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome> {
-    return this.memory.peek(subject, windows, nowMs);
+  /** Reads the latest committed counts (another process's included) without spending anything. */
+  async peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome> {
+    this.root.resetReadTxn();
+    return this.evaluate(subject, windows, 1, nowMs, false);
   }
 
-  refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void> {
-    return this.memory.refund(subject, windows, cost, nowMs);
-  }
-
-  /** Writes the counter changes gathered since the last flush in one transaction. */
-  flush(): Promise<void> {
-    const run = this.flushing.then(async () => {
-      const sweep = ++this.flushes % SWEEP_EVERY_FLUSHES === 0;
-      if (this.pending.size === 0 && !sweep) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      const now = this.lastNowMs;
-      await this.root.transaction(() => {
-        for (const [id, change] of batch) {
-          const stored = this.counters.get(id);
-          const base = stored && stored.e === change.e ? stored.c : 0;
-          this.counters.put(id, { c: Math.max(0, base + change.c), e: change.e });
-        }
-        if (sweep) this.sweep(now);
-      });
+  async refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void> {
+    await this.root.transaction(() => {
+      for (const w of windows) {
+        if (w.sliding) continue;
+        const id = `${subject}:${w.key}`;
+        const used = this.stored(id, nowMs);
+        if (used > 0) this.counters.put(id, { c: Math.max(0, used - cost), e: w.endMs });
+      }
     });
-    this.flushing = run.catch(() => undefined);
-    return run;
   }
 
-  private sweep(nowMs: number): void {
-    for (const { key, value } of this.counters.getRange()) if (value.e <= nowMs) this.counters.remove(key);
-    for (const { key, value } of this.idempotency.getRange()) if (value.exp <= nowMs) this.idempotency.remove(key);
+  /** The count in a fixed window as committed (inside a write transaction: the latest of all processes). */
+  private stored(id: string, nowMs: number): number {
+    const s = this.counters.get(id);
+    return s && s.e > nowMs ? s.c : 0;
+  }
+
+  /**
+   * One decision, synchronous so it runs whole inside a transaction callback: every window is
+   * checked first, and only if all pass does each count the request (a refusal consumes nothing).
+   */
+  private evaluate(subject: string, windows: WindowPlan[], cost: number, nowMs: number, commit: boolean): DecideOutcome {
+    const sliding = windows.filter((w) => w.sliding);
+    const burst = sliding.length > 0 ? this.memory.evaluateNow(subject, sliding, cost, nowMs, false).windows : [];
+    let s = 0;
+    const counts: WindowCount[] = windows.map((w) => {
+      if (w.sliding) return burst[s++];
+      const used = this.stored(`${subject}:${w.key}`, nowMs);
+      return { used, resetAtMs: w.endMs, retryAtMs: used + cost > w.limit ? w.endMs : 0 };
+    });
+    const allowed = counts.every((c) => c.retryAtMs === 0);
+    if (!allowed || !commit) return { allowed, windows: counts, degraded: false };
+
+    const counted = sliding.length > 0 ? this.memory.evaluateNow(subject, sliding, cost, nowMs, true).windows : [];
+    s = 0;
+    windows.forEach((w, i) => {
+      if (w.sliding) {
+        counts[i] = counted[s++];
+        return;
+      }
+      const used = counts[i].used + cost;
+      this.counters.put(`${subject}:${w.key}`, { c: used, e: w.endMs });
+      counts[i] = { used, resetAtMs: w.endMs, retryAtMs: 0 };
+    });
+    return { allowed, windows: counts, degraded: false };
+  }
+
+  /** Deletes expired counters and idempotency records in one transaction. */
+  private async sweep(): Promise<void> {
+    const now = this.lastNowMs;
+    if (now === 0) return;
+    await this.root.transaction(() => {
+      for (const { key, value } of this.counters.getRange()) if (value.e <= now) this.counters.remove(key);
+      for (const { key, value } of this.idempotency.getRange()) if (value.exp <= now) this.idempotency.remove(key);
+    });
   }
 
   /** The unexpired record, read inside the caller's transaction. */
@@ -160,7 +187,7 @@ export class LmdbStore implements RateLimitStore {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.flush();
+    await this.root.flushed;
     await this.root.close();
   }
 }

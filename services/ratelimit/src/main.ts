@@ -1,4 +1,4 @@
-import { runStandalone } from "@permits/common/main";
+import { runStandalone } from "@permits/rpc";
 import { build } from "./build.js";
 
 runStandalone("ratelimit", 7004, build);

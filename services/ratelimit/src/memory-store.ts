@@ -29,25 +29,14 @@ export class MemoryStore implements RateLimitStore {
   private readonly idem = new Map<string, IdempotencyRecord>();
   private ops = 0;
 
-  /**
-   * `onCount` hears every change of a fixed-window counter (id, signed change, the window's end),
-   * so a persistent store can write the changes behind; `seedCounter` loads what it kept.
-   */
-  constructor(
-    private readonly times: IdempotencyTimes = DEFAULT_IDEMPOTENCY_TIMES,
-    private readonly onCount?: (id: string, delta: number, expiresAt: number) => void,
-  ) {}
-
-  seedCounter(id: string, count: number, expiresAt: number): void {
-    this.counters.set(id, { count, expiresAt });
-  }
+  constructor(private readonly times: IdempotencyTimes = DEFAULT_IDEMPOTENCY_TIMES) {}
 
   async decide(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<DecideOutcome> {
-    return this.evaluate(subject, windows, cost, nowMs, true);
+    return this.evaluateNow(subject, windows, cost, nowMs, true);
   }
 
   async peek(subject: string, windows: WindowPlan[], nowMs: number): Promise<DecideOutcome> {
-    return this.evaluate(subject, windows, 1, nowMs, false);
+    return this.evaluateNow(subject, windows, 1, nowMs, false);
   }
 
   async refund(subject: string, windows: WindowPlan[], cost: number, nowMs: number): Promise<void> {
@@ -56,13 +45,16 @@ export class MemoryStore implements RateLimitStore {
       const id = `${subject}:${w.key}`;
       const c = this.counters.get(id);
       if (!c || c.expiresAt <= nowMs) continue;
-      const next = Math.max(0, c.count - cost);
-      this.onCount?.(id, next - c.count, c.expiresAt);
-      c.count = next;
+      c.count = Math.max(0, c.count - cost);
     }
   }
 
-  private evaluate(subject: string, windows: WindowPlan[], cost: number, nowMs: number, commit: boolean): DecideOutcome {
+  /**
+   * The decision itself, synchronously: checks every window and, when `commit` and all pass,
+   * counts the request in each. The LMDB store runs it for the sliding windows inside its write
+   * transaction, so the in-memory and on-disk halves of one decision stay atomic.
+   */
+  evaluateNow(subject: string, windows: WindowPlan[], cost: number, nowMs: number, commit: boolean): DecideOutcome {
     this.maybeSweep(nowMs);
     // Phase 1: check every window without touching any.
     const counts: WindowCount[] = windows.map((w) => {
@@ -97,7 +89,6 @@ export class MemoryStore implements RateLimitStore {
         const c = this.counters.get(id);
         const next = c && c.expiresAt > nowMs ? c.count + cost : cost;
         this.counters.set(id, { count: next, expiresAt: w.endMs });
-        this.onCount?.(id, cost, w.endMs);
         counts[i] = { used: next, resetAtMs: w.endMs, retryAtMs: 0 };
       }
     });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { dataDir } from "@permits/common/data-dir";
+import { dataDir } from "@permits/rules";
 import { loadPolicies, validateTiers } from "./policies.js";
 
 const tiersFile = path.join(dataDir(), "tiers.json");

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv, type ErrorObject } from "ajv";
-import { dataDir } from "@permits/common/data-dir";
+import { dataDir } from "@permits/rules";
 
 export type WindowName = "minute" | "hour" | "day" | "month";
 

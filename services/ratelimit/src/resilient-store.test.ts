@@ -6,7 +6,7 @@ import net from "node:net";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
-import { ManualClock } from "@permits/common/clock";
+import { ManualClock } from "@permits/runtime";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
 import { MemoryStore } from "./memory-store.js";
 import { loadPolicies } from "./policies.js";

@@ -6,7 +6,7 @@
 // are not in Redis afterwards (a monthly ceiling can be overrun by what the outage admitted).
 // Paying callers are not refused for our failure; the gateway sees `degraded` and may log or
 // bill from it. Idempotency records written during an outage are per instance as well.
-import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/common/timeout";
+import { DEFAULT_REDIS_TIMEOUT_MS, withTimeout } from "@permits/runtime";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
 import type { BeginOutcome, DecideOutcome, Logger, RateLimitStore, StoredResponseData } from "./store.js";

@@ -1,14 +1,14 @@
 // RateLimitService handlers: validate, read the clock once, plan the policy's windows at that
 // instant, and let the store make the one atomic decision.
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { systemClock, type Clock } from "@permits/common/clock";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { systemClock, type Clock } from "@permits/runtime";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import { IdempotencyState, type RateLimitService, type StoredResponse } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { Policy, PolicyTable } from "./policies.js";
 import { silentLogger, type Logger, type RateLimitStore, type StoredResponseData } from "./store.js";
 import { MINUTE_MS, bindingWindow, planWindows, retryAfterSeconds, toStatus } from "./windows.js";
 
-export { createRateLimitStore, type CreateStoreOptions } from "./create-store.js";
+export { createRateLimitStore } from "./create-store.js";
 
 export interface RateLimitServiceDeps {
   store: RateLimitStore;
@@ -137,7 +137,7 @@ export function createRateLimitService(deps: RateLimitServiceDeps): ServiceImpl<
 }
 
 /**
- * Counters belong to a policy and a bucket: document 1 and document 2 (and anonymous vs sandbox
+ * Counters belong to a policy and a bucket: the stormwater and NWP surfaces (and anonymous vs sandbox
  * on one IP) never share counts. A plan change starts fresh counters under the new policy.
  */
 function subjectOf(policy: Policy, bucket: string): string {

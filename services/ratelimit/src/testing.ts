@@ -24,14 +24,18 @@ export function memoryKind(): StoreKind {
   return { name: "memory", make: async (times) => new MemoryStore(times), cleanup: async () => {} };
 }
 
-/** The embedded persistent store, each `make` in its own temp STATE_DIR. */
+/**
+ * The embedded persistent store, each `make` in its own temp STATE_DIR. Without the disk sync:
+ * these suites make thousands of decisions one after another, each waiting for its commit, and
+ * test the counting rules; durability is tested end to end (test/quota-durability.test.ts).
+ */
 export function lmdbKind(): StoreKind {
   const opened: Array<{ store: LmdbStore; dir: string }> = [];
   return {
     name: "lmdb",
     async make(times) {
       const dir = await mkdtemp(path.join(tmpdir(), "ratelimit-lmdb-"));
-      const store = await LmdbStore.open(dir, { times });
+      const store = await LmdbStore.open(dir, { times, noSync: true });
       opened.push({ store, dir });
       return store;
     },

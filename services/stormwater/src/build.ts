@@ -1,9 +1,8 @@
-import { evaluationDateOf } from "@permits/common/clock";
-import type { BuildContext, BuiltService } from "@permits/common/hosted";
+import { type BuildContext, type BuiltService, evaluationDateOf } from "@permits/runtime";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { loadDataset } from "./dataset.js";
 import { createStormwaterService } from "./service.js";
-import { determinationMetrics } from "@permits/common/metrics";
+import { determinationMetrics } from "@permits/rpc";
 
 /** The stormwater service with its dataset loaded, validated and indexed once. */
 export async function build(ctx: BuildContext): Promise<BuiltService<typeof StormwaterService>> {

@@ -1,9 +1,8 @@
-// The stormwater dataset as a fact index (services/common/src/fact-index.ts): the unit of the
+// The stormwater dataset as a fact index (packages/rules/src/fact-index.ts): the unit of the
 // changelog (GET /api/v1/changes) and of the report of facts by age. Grouped by what an
 // integrator's stored answers turn on: a jurisdiction, a permit (the federal CGP's requirements
 // belong to it), or an EPA area (Indian country, federal facilities, other areas).
-import { factIndexOnce, type FactIndex, type GroupOf } from "@permits/common/fact-index";
-import type { Snapshot } from "@permits/common/changelog";
+import { type FactIndex, factIndexOnce, type GroupOf, type Snapshot } from "@permits/rules";
 import type { RawData } from "./engine/raw.js";
 import type { Dataset } from "./engine/types.js";
 

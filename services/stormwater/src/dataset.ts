@@ -1,13 +1,12 @@
 // Loads data/stormwater/ once at start: reads every file, validates each data file against its
 // JSON Schema, and precomputes the engine's lookup maps and static messages. datasetVersion is
 // the dataset's asOf date plus a short hash of every file, so it moves whenever the data moves.
-import { deepFreeze } from "@permits/common/freeze";
+import { dataDir, deepFreeze } from "@permits/rules";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { dataDir } from "@permits/common/data-dir";
 import { prepareDataset } from "./engine/prepare.js";
 import type { RawData } from "./engine/raw.js";
 import type { Dataset } from "./engine/types.js";

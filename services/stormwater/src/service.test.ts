@@ -2,7 +2,7 @@
 // handler, unknown codes are InvalidArgument (never NotFound), responses carry datasetVersion.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import { Coverage, CredentialGate, SiteInputSchema, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { TODAY } from "./test-support.js";
@@ -50,7 +50,7 @@ test("listJurisdictions: 56 rows in code order with the verified count", async (
   expect(l.count).toBe(56);
   expect(l.jurisdictions.map((j) => j.code)).toEqual(ds.codes);
   expect(l.verifiedCount).toBe(l.jurisdictions.filter((j) => j.confidence === Confidence.VERIFIED).length);
-  expect(l.verifiedCount).toBe(52);
+  expect(l.verifiedCount).toBe(53);
   expect(l.coverageNote).toContain("56 codes");
   for (const j of l.jurisdictions) {
     expect(j.credential).toBeDefined();

@@ -21,7 +21,7 @@ import {
 } from "./engine/index.js";
 import type { Dataset } from "./engine/types.js";
 import { coverageOf } from "./engine/holdings.js";
-import { serviceChangelog, type Changelog } from "@permits/common/changelog";
+import { serviceChangelog, type Changelog } from "@permits/rules";
 import { stormwaterSnapshot } from "./changelog.js";
 
 /** `today()` is the evaluation date of every determination (see evaluationDateOf; tests pin it). */

@@ -2,7 +2,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WindowStatusSchema } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../../deps.js";
-import { entitlementOutage, tierWord, writeStanding } from "../../http/access.js";
+import { entitlementOutage, tierWord } from "../../access/index.js";
 import { parseFields } from "../../http/fields.js";
 import { Problem } from "../../http/problems.js";
 import { toPublicJson } from "../../http/public-json.js";
@@ -73,9 +73,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/usage",
       surface: "stormwater",
-      metered: true,
-      noSpend: true,
-      legacyKeys: true,
+      access: { noSpend: true, legacyKeys: true },
       doc: {
         summary: "The caller's tier, windows and quota (spends nothing)",
         description:
@@ -90,11 +88,11 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
         const principal = req.principal!;
         if (req.surface === "nwp") {
           // A document 2 subscriber's own windows, in document 2's vocabulary and envelope.
-          const [usage, { ruleset }] = await Promise.all([writeStanding(deps, req, reply), nwp.listActivities({})]);
+          const [usage, { ruleset }] = await Promise.all([reply.writeStanding(), nwp.listActivities({})]);
           const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "kebab"));
           return nwpEnvelope(req, deps.clock, { tier: tierWord(principal.tier), policy: usage.policy, windows }, ruleset);
         }
-        const usage = await writeStanding(deps, req, reply);
+        const usage = await reply.writeStanding();
         const windows = usage.windows.map((w) => toPublicJson(WindowStatusSchema, w, "snake"));
         const quota = usage.windows.find((w) => w.quota);
         return stormwaterEnvelope(req, {
@@ -110,8 +108,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       method: "POST",
       url: "/recover",
       surface: "nwp",
-      metered: true,
-      ipPolicy: "recover",
+      access: { ipPolicy: "recover" },
       doc: {
         summary: "Reissue a document 2 live key from its subscription id",
         description: "The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.",

@@ -1,12 +1,12 @@
 // GET /api/v1/changes?since=<datasetVersion>: every fact added, changed or removed after a
 // dataset version, grouped by jurisdiction, permit or NWP, so an integrator knows which stored
-// answers to recompute. A version names its dataset (document 1 answers carry the stormwater
+// answers to recompute. A version names its dataset (stormwater answers carry the stormwater
 // one; the coverage read-out names both), so both services are asked and the one that knows it
-// answers; each holds every answer ready from its start. Document 1 vocabulary; unmetered.
+// answers; each holds every answer ready from its start. The stormwater surface's vocabulary; unmetered.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { FactChangesSchema } from "@permits/proto/common/v1/common";
-import { badRequestOf, invalidArgument, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, invalidArgument, ViolationReason } from "@permits/rules";
 import type { AppDeps } from "../../deps.js";
 import { parseFields, type FieldTable } from "../../http/fields.js";
 import { toPublicJson } from "../../http/public-json.js";
@@ -35,7 +35,6 @@ export function changesRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/changes",
       surface: "stormwater",
-      metered: false,
       doc: {
         summary: "What changed in the data after a dataset version",
         description:

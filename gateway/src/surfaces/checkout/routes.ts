@@ -5,7 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { isLoopback } from "@permits/common/internal-auth";
+import { isLoopback } from "@permits/rpc";
 import { KeyKind, Plan, RevealOutcome, type CheckoutPlan, type RevealCheckoutResponse } from "@permits/proto/entitlement/v1/entitlement";
 import { Surface } from "@permits/proto/common/v1/common";
 import type { AppDeps } from "../../deps.js";
@@ -194,7 +194,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
       throw new Problem("not_found", "No local checkout here: its pages are served only with PAYMENT_PROVIDER=local, on a gateway bound to a loopback address, to this machine.");
     }
   };
-  const route = (method: RouteSpec["method"], url: string, doc: RouteSpec["doc"], handler: RouteSpec["handler"]): RouteSpec => ({ method, url, surface: "stormwater", metered: false, doc: { ...doc, tag: CHECKOUT_TAG }, handler });
+  const route = (method: RouteSpec["method"], url: string, doc: RouteSpec["doc"], handler: RouteSpec["handler"]): RouteSpec => ({ method, url, surface: "stormwater", doc: { ...doc, tag: CHECKOUT_TAG }, handler });
 
   return [
     route(

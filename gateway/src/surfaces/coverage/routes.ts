@@ -1,5 +1,5 @@
 // GET /api/v1/coverage: what each dataset holds, per jurisdiction and per NWP, and on which basis,
-// so a client can decide before it asks. Document 1 vocabulary; unmetered like discovery.
+// so a client can decide before it asks. The stormwater surface's vocabulary; unmetered like discovery.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { GetCoverageResponseSchema as StormwaterCoverage } from "@permits/proto/stormwater/v1/stormwater";
 import { GetCoverageResponseSchema as NwpCoverage } from "@permits/proto/nwp/v1/nwp";
@@ -29,7 +29,6 @@ export function coverageRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/coverage",
       surface: "stormwater",
-      metered: false,
       doc: {
         summary: "What the datasets hold, and on which basis",
         description:

@@ -1,6 +1,6 @@
 // The response headers and operation ids of the OpenAPI document: which header a response carries
 // follows from the route's surface, whether it is metered, and the status.
-import type { RouteSpec } from "../../http/route-table.js";
+import { isMetered, type RouteSpec } from "../../http/route-table.js";
 
 const int = { type: "integer" };
 const str = { type: "string" };
@@ -31,11 +31,11 @@ const RATE = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
 export function responseHeaders(route: RouteSpec, status: number, success: boolean): Record<string, { $ref: string }> {
   const names = ["X-Request-Id"];
   const validated = success || status === 304;
-  if (route.metered) names.push(...RATE);
+  if (isMetered(route)) names.push(...RATE);
   else if (validated) names.push("ETag", "Cache-Control");
-  if (route.surface === "nwp" && route.metered && !route.ipPolicy) names.push("X-Service-Tier");
+  if (route.surface === "nwp" && isMetered(route) && !route.access?.ipPolicy) names.push("X-Service-Tier");
   if (status === 429 || status === 503 || status === 409) names.push("Retry-After");
-  if (success && route.deferMetering) names.push("Idempotent-Replayed");
+  if (success && route.access?.deferMetering) names.push("Idempotent-Replayed");
   if (validated && route.doc.html) names.push("Vary");
   return Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 }

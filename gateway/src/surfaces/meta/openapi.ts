@@ -7,7 +7,7 @@ import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDeterminatio
 import { FactChangesSchema } from "@permits/proto/common/v1/common";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
-import type { RouteSpec } from "../../http/route-table.js";
+import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 import type { FieldTable } from "../../http/fields.js";
 import { SITE_FIELDS } from "../stormwater/site-input.js";
@@ -102,7 +102,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
   for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
   for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
-  // GET /api/v1/coverage: document 1's envelope around both read-outs.
+  // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
   const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
   const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);
   schemas.Coverage = {
@@ -110,7 +110,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     required: ["stormwater", "nwp"],
     properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
   };
-  // GET /api/v1/changes: document 1's envelope around one dataset's changes.
+  // GET /api/v1/changes: the stormwater surface's envelope around one dataset's changes.
   addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
@@ -123,7 +123,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
   };
   // A batch item as the route writes it: the proto's BatchItem carries a BadRequest, which the
-  // gateway renders in document 2's error vocabulary.
+  // gateway renders in the NWP surface's error vocabulary.
   const itemError = { ...(errorEnvelopes.nwp.properties.error as Record<string, unknown>) } as { properties: Record<string, unknown> };
   const { requestId: _r, docs: _d, ...itemErrorProps } = itemError.properties;
   schemas.NwpBatchItem = {
@@ -153,8 +153,8 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       ...Object.entries(r.doc.query ?? {}).map(([name, p]) => ({ name, in: "query", required: p.required ?? false, description: p.description, schema: p.schema, ...parameterExample(r, "query", name) })),
       ...Object.entries(r.doc.headers ?? {}).map(([name, p]) => ({ name, in: "header", required: false, description: p.description, schema: p.schema })),
     ];
-    // A route that takes document 2 keys too answers them in document 2's vocabulary.
-    const errorSchema = r.legacyKeys
+    // A route that takes NWP (legacy) keys too answers them in the NWP surface's vocabulary.
+    const errorSchema = r.access?.legacyKeys
       ? { anyOf: [{ $ref: "#/components/schemas/StormwaterError" }, { $ref: "#/components/schemas/NwpError" }] }
       : { $ref: `#/components/schemas/${r.surface === "nwp" ? "NwpError" : "StormwaterError"}` };
     const errorBody = { "application/json": { schema: errorSchema } };
@@ -179,15 +179,19 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
     // handling), so every operation can get them, in its own vocabulary.
     byStatus["400"] ??= { description: "invalid_request: the request is not valid HTTP/1.1, or its URL is not validly percent-encoded", content: errorBody };
     byStatus["431"] ??= { description: "invalid_request: the request headers are too large", content: errorBody };
+    byStatus["417"] ??= { description: "invalid_request: an Expect header other than 100-continue", content: errorBody };
     if (r.doc.body) {
       byStatus["413"] ??= { description: "payload_too_large: the body is over the byte ceiling", content: errorBody };
       byStatus["415"] ??= { description: "invalid_request: the body is not application/json", content: errorBody };
     }
     // Static documents carry an ETag: a matching If-None-Match gets an empty 304.
-    if (!r.metered && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
-    if (r.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
+    if (!isMetered(r) && r.method === "GET") byStatus["304"] ??= { description: "Not modified: If-None-Match matched the current ETag; no body." };
+    if (r.access?.deferMetering) byStatus["409"] ??= { description: "idempotency_conflict: a request with this Idempotency-Key is still in progress; retry after Retry-After.", content: errorBody };
     // Every metered route depends on the key store and an engine; an outage is a retryable 503.
-    if (r.metered) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
+    if (isMetered(r)) byStatus["503"] ??= { description: `${r.surface === "nwp" ? "entitlement_check_unavailable or internal_error" : "internal"}: a dependency (the key store, the payment provider or an engine) is unavailable; retry after Retry-After.`, content: errorBody };
+    // Answered at the socket: a client address over its connection cap, or a full or draining server.
+    byStatus["429"] ??= { description: `${r.surface === "nwp" ? "rate_limit_exceeded" : "rate_limited"}: the client address holds more open connections than it may; retry after Retry-After`, content: errorBody };
+    byStatus["503"] ??= { description: `${r.surface === "nwp" ? "internal_error" : "internal"}: the server is shutting down or holds as many connections as it can; retry after Retry-After`, content: errorBody };
     for (const [status, response] of Object.entries(byStatus)) {
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
@@ -202,12 +206,12 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       operationId,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
-      tags: [r.doc.tag ?? (r.surface === "nwp" ? "Section 404 (document 2)" : r.metered ? "Stormwater (document 1)" : "Discovery")],
+      tags: [r.doc.tag ?? (r.surface === "nwp" ? "Section 404 (document 2)" : isMetered(r) ? "Stormwater (document 1)" : "Discovery")],
       ...(parameters.length ? { parameters } : {}),
       ...(r.doc.body ? { requestBody: requestBodyOf(r, r.doc.body) } : {}),
       responses: byStatus,
       security: r.doc.auth === "none" || r.doc.auth === "optional" ? [{}, { bearer: [] }, { apiKey: [] }] : [{ bearer: [] }, { apiKey: [] }],
-      "x-metered": r.metered && !r.noSpend,
+      "x-metered": spends(r),
       ...(r.doc.auth === "pro" ? { "x-tier-required": "pro" } : {}),
     };
   }

@@ -1,8 +1,8 @@
-// GET /pricing: the page document 2 sends buyers to. The same data as /api/v1/pricing, as HTML
+// GET /pricing: the page document 2 sends NWP buyers to. The same data as /api/v1/pricing, as HTML
 // for browsers and in the JSON envelope for `Accept: application/json`. Rendered once at start.
 import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { PRICING } from "./pricing.js";
+import { PRICING, pricingData } from "./pricing.js";
 import { staticBody, staticEnvelope } from "./static-doc.js";
 import { buySection } from "../checkout/pages.js";
 import type { CheckoutCatalogue } from "../checkout/routes.js";
@@ -47,7 +47,7 @@ ${buy}
 
 /** HTML unless the caller prefers JSON; `Vary: Accept` so caches keep the two apart. */
 export function pricingPage(sandboxKey: string, checkout?: CheckoutCatalogue): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const json = staticEnvelope(PRICING);
+  const json = staticEnvelope(pricingData(sandboxKey));
   // Rendered once the checkout plans are read (the entitlement service may start after the gateway).
   let html: ReturnType<typeof staticBody> | undefined = checkout ? undefined : staticBody(pricingHtml(sandboxKey), "text/html; charset=utf-8");
   return async (req, reply) => {

@@ -1,7 +1,7 @@
 // The pricing data restates the tier table for buyers: it must never promise other limits than
 // the ones the rate limiter enforces.
 import { describe, expect, it } from "vitest";
-import { loadPolicies } from "@permits/ratelimit/policies";
+import { loadPolicies } from "@permits/ratelimit";
 import { PRICING } from "./pricing.js";
 
 describe("pricing", () => {

@@ -34,3 +34,16 @@ export const PRICING = {
     },
   ],
 };
+
+/** The public sandbox key as every discovery document shows it (GET /api/v1, the pricing data). */
+export function sandboxKeyInfo(key: string) {
+  return { key, send: `Authorization: Bearer ${key} or X-API-Key: ${key}`, note: "The public sandbox key: no signup, works on both documents, limited per calling IP (see pricing)." };
+}
+
+/**
+ * The pricing data as served (GET /api/v1/pricing, and /pricing as JSON): the plans, and the
+ * sandbox key by value, as the pricing page names it. Neither document fixes this shape.
+ */
+export function pricingData(sandboxKey: string) {
+  return { ...PRICING, sandboxKey: sandboxKeyInfo(sandboxKey) };
+}

@@ -1,9 +1,9 @@
 // Static discovery documents: the endpoint index, OpenAPI and pricing (data and page). Unmetered,
-// cacheable; the index and pricing data in document 1's envelope, OpenAPI bare.
+// cacheable; the index and pricing data in the stormwater surface's envelope, OpenAPI bare.
 import type { AppDeps } from "../../deps.js";
-import type { RouteSpec } from "../../http/route-table.js";
+import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { buildOpenApi } from "./openapi.js";
-import { PRICING } from "./pricing.js";
+import { pricingData, sandboxKeyInfo } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
 import { DOCS_PATH } from "./docs-page.js";
@@ -15,13 +15,13 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: Che
     method: "GET",
     url,
     surface: "stormwater",
-    metered: false,
     doc: { summary, success: { status: 200, description: summary, schema: { type: "object" } }, errors: [], auth: "none" },
     handler,
   });
   const index = meta("/api/v1", "Discovery index of every endpoint of both surfaces", async () => undefined);
   const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
-  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(PRICING));
+  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(pricingData(sandboxKey)));
+  pricing.doc.success.description = "The plans of both surfaces (`surfaces[].plans[]`: limits, bucket, whether billable and purchasable) and the public sandbox key by value (`sandboxKey`: `key`, how to `send` it, a `note`), as the /pricing page shows it.";
   const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage(sandboxKey, checkout));
   page.doc.operationId = "getPricingPage";
   page.doc.html = true;
@@ -34,16 +34,16 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: Che
     docs: DOCS_PATH,
     pricing: "/api/v1/pricing",
     // What a newcomer needs to send a first request.
-    sandboxKey: { key: sandboxKey, send: `Authorization: Bearer ${sandboxKey} or X-API-Key: ${sandboxKey}`, note: "The public sandbox key: no signup, works on both documents, limited per calling IP (see pricing)." },
+    sandboxKey: sandboxKeyInfo(sandboxKey),
     mcp: { url: "/mcp", transport: "streamable-http", note: "The same capabilities as tools for AI agents, under the same keys and tiers." },
     endpoints: all.map((r) => ({
       method: r.method,
       path: r.url.replace(/:(\w+)/g, "{$1}"),
-      surface: r.surface === "nwp" ? "nwp (document 2)" : r.metered ? "stormwater (document 1)" : "discovery",
+      surface: r.surface === "nwp" ? "nwp (document 2)" : isMetered(r) ? "stormwater (document 1)" : "discovery",
       summary: r.doc.summary,
       key: r.doc.auth,
       // Metered means it counts against the caller's budget: the usage read-out is checked but spends nothing.
-      metered: r.metered && !r.noSpend,
+      metered: spends(r),
     })),
   });
   openapi.handler = staticJson(buildOpenApi(all, sandboxKey));

@@ -34,7 +34,7 @@ export function staticBody(body: string, contentType: string): Handler {
 }
 
 /**
- * The same, in document 1's success envelope (every success of the API is): the data is written
+ * The same, in the stormwater surface's success envelope (every success of the API is): the data is written
  * once; only the request id changes per response, so the ETag is weak (same data, other bytes).
  * Unmetered, so the caller is never identified and the envelope is the public one.
  */

@@ -1,4 +1,4 @@
-// Document 2's determination request: one field table for the REST parser, batch items and MCP.
+// The NWP surface's determination request: one field table for the REST parser, batch items and MCP.
 import type { FieldTable } from "../../http/fields.js";
 
 export const RESOURCE_TYPES = ["wetland", "stream", "open-water", "tidal"] as const;

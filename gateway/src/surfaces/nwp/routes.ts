@@ -1,6 +1,6 @@
-// Document 2: the Section 404 nationwide permit surface.
+// The NWP surface: Section 404 nationwide permits (its contract is document 2).
 import type { FastifyRequest } from "fastify";
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import { Tier } from "@permits/proto/entitlement/v1/entitlement";
 import {
   ActivitySchema,
@@ -46,7 +46,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
     method: "GET",
     url,
     surface,
-    metered: true,
+    access: {},
     doc: { summary, params, success: { status: 200, description: summary, schema: envelope(data) }, errors: [...errors, ...ERRORS], auth: "required", example },
     handler,
   });
@@ -56,7 +56,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
       method: "POST",
       url: "/api/v1/determine/nwp",
       surface,
-      metered: true,
+      access: {},
       doc: {
         summary: "Section 404 nationwide permit determination",
         description: "Screens one impact against the nationwide permits mapped to its activity. Unknown district, activity, state or resource type: 422 with every valid value.",
@@ -77,8 +77,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
       method: "POST",
       url: "/api/v1/determine/batch",
       surface,
-      metered: true,
-      tiers: [Tier.PRO],
+      access: { tiers: [Tier.PRO] },
       doc: {
         summary: "Batch of up to 100 NWP determinations (Pro only)",
         description: "Each project is validated and decided independently; results keep input order; one invalid project never discards the batch. Counts as one metered unit.",

@@ -7,7 +7,7 @@ export const DISCLAIMER =
 
 export const ATTRIBUTION = "Stormwater permit determination by the Permit Determination API (free tier); attribution required when displayed.";
 
-/** Document 1's success envelope; attribution only for callers who do not pay. */
+/** The stormwater surface's success envelope; attribution only for callers who do not pay. */
 export function stormwaterEnvelope(req: FastifyRequest, data: unknown) {
   const paid = req.principal?.billable === true;
   return paid

@@ -5,7 +5,7 @@ import { SITE_FIELDS } from "./site-input.js";
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 export const stormwaterSchemas = {
-  /** Document 1's success envelope around a component. */
+  /** The stormwater surface's success envelope around a component. */
   envelope: (name: string) => ({
     type: "object",
     required: ["data", "request_id", "disclaimer"],
@@ -18,9 +18,9 @@ export const stormwaterSchemas = {
   }),
   siteInput: {
     ...fieldTableSchema(SITE_FIELDS, ["state", "activity"]),
-    // Document 1: disturbedAcres is required unless its alias acres is given.
+    // disturbedAcres is required unless its alias acres is given (document 1).
     anyOf: [{ required: ["acres"] }, { required: ["disturbedAcres"] }],
-    description: "One of acres or disturbedAcres is required; acres is read first.",
+    description: "One of acres or disturbedAcres is required.",
   },
   siteQuery: Object.fromEntries(
     Object.entries(SITE_FIELDS).map(([k, v]) => [k, { description: v.description, required: k === "state" || k === "activity", schema: fieldSpecSchema(v) }]),

@@ -1,4 +1,4 @@
-// Document 1: the stormwater determination surface.
+// The stormwater determination surface (its contract is document 1).
 import type { FastifyRequest } from "fastify";
 import {
   CredentialResultSchema,
@@ -32,8 +32,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       method: "POST",
       url: "/api/v1/determine",
       surface,
-      metered: true,
-      deferMetering: true,
+      access: { deferMetering: true },
       doc: {
         summary: "Stormwater determination for a site",
         description: "Which stormwater permit governs the site, what it requires, with a citation behind every requirement.",
@@ -54,7 +53,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/requirements",
       surface,
-      metered: true,
+      access: {},
       doc: {
         summary: "Requirements for a site",
         description: "Same engine and parser as POST /api/v1/determine, projected to the requirements, with the coverage verdict, screens and notices.",
@@ -73,7 +72,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/jurisdictions",
       surface,
-      metered: true,
+      access: {},
       doc: {
         summary: "Every jurisdiction held",
         description: "All 56 state, territory and DC codes with their permitting authority, governing permit and confidence.",
@@ -96,7 +95,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/jurisdictions/:code",
       surface,
-      metered: true,
+      access: {},
       doc: {
         summary: "One jurisdiction",
         description: "An unverified jurisdiction is answered 200 with confidence unverified and the agency to confirm with; an unknown code is invalid_request with known_states.",
@@ -117,7 +116,7 @@ export function stormwaterRoutes(deps: AppDeps): RouteSpec[] {
       method: "GET",
       url: "/api/v1/credentials/:code",
       surface,
-      metered: true,
+      access: {},
       doc: {
         summary: "Preparer credential gate of a state",
         description: "Whether a credentialed preparer is required, the qualifying routes, and whether a generated document is a deliverable or a draft. `unknown` is never to be read as open.",

@@ -1,4 +1,4 @@
-// Document 1's SiteInput: the one field table behind POST /determine (JSON), GET /requirements
+// The stormwater surface's SiteInput: the one field table behind POST /determine (JSON), GET /requirements
 // (query text) and the MCP tools.
 import type { FieldTable } from "../../http/fields.js";
 

@@ -3,7 +3,7 @@
 // that may not relax can only ever make an answer more cautious.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mayRelax } from "@permits/common/caution";
+import { mayRelax } from "@permits/rules";
 import { loadDataset } from "../dataset.js";
 import { TODAY } from "../test-support.js";
 import { compileDataset, decide, type BasisWord, type DeterminationOut, type RawDataset, type RawLimit, type RawPermit, type ResourceType } from "./index.js";

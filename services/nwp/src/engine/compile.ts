@@ -4,8 +4,7 @@ import type {
   RawActivity, RawDataset, RawDistrict, RawLimit, RawPermit, RawRuleset, RawStateCertification, ResourceType,
 } from "./types.js";
 import { RESOURCE_TYPES } from "./types.js";
-import { basisPhrase } from "@permits/common/basis";
-import { mayRelax } from "@permits/common/caution";
+import { basisPhrase, mayRelax } from "@permits/rules";
 import { gapTexts, pcnAssumed } from "./texts.js";
 
 export interface CompiledPermit {

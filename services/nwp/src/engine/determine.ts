@@ -4,10 +4,8 @@ import type { CompiledActivity, CompiledDistrict, CompiledState, Dataset } from 
 import { evaluateCandidate, pcnTriggers, type Evaluation } from "./evaluate.js";
 import { acres, feet, nwpList } from "./format.js";
 import type { Confidence, DeterminationOut, NormalizedInput, PcnTriggerOut, RawLimit, VerdictId } from "./types.js";
-import { allVerified, relaxedOnlyOn } from "@permits/common/caution";
-import { agree } from "@permits/common/words";
+import { agree, allVerified, longDate, relaxedOnlyOn } from "@permits/rules";
 import { capital, gapTexts, headlineTexts, pcnAssumed } from "./texts.js";
-import { longDate } from "@permits/common/dates";
 
 // The rule of caution: "nwp-likely" tells the caller no PCN is needed, so it needs pcn.required
 // false, which only terms that may relax can give (see noPcnUnknownBecause in compile.ts). An

@@ -1,7 +1,7 @@
 import { TODAY } from "../test-support.js";
 import { describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf, ViolationReason } from "@permits/common/errors";
+import { badRequestOf, ViolationReason } from "@permits/rules";
 import { decide, determine, validateProject, type NormalizedInput } from "./index.js";
 import { fixtureDataset, project, realDataset } from "../test-support.js";
 

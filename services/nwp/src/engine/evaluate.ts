@@ -2,7 +2,7 @@
 // Every comparison goes through the rule of caution (fitAgainst): a limit on any basis can
 // exclude a project, only a limit that may relax can admit one, and a term that is not held
 // leaves eligibility unknown.
-import { combinedFit, fitAgainst, fitAgainstAny, mayRelax, type Fit } from "@permits/common/caution";
+import { combinedFit, fitAgainst, fitAgainstAny, mayRelax, type Fit } from "@permits/rules";
 import type { CompiledPermit } from "./compile.js";
 import { acres, feet, fmt } from "./format.js";
 import { reasonTexts as T } from "./texts.js";

@@ -1,5 +1,5 @@
 // The pure nwp engine: no I/O, no clock (the evaluation date is an argument). dataset.ts loads the files; service.ts wraps results.
-import { invalidArgument } from "@permits/common/errors";
+import { invalidArgument } from "@permits/rules";
 import type { Dataset } from "./compile.js";
 import { decide } from "./determine.js";
 import type { DeterminationOut, NormalizedInput, ProjectInputLike } from "./types.js";

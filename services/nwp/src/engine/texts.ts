@@ -1,7 +1,6 @@
 // Every sentence the nwp engine writes, once, as a template: reasons, gaps and the headline's
 // parts. Plain words for the person reading the answer; counts agree with their nouns.
-import { basisPhrase } from "@permits/common/basis";
-import { agree, notConfirmed } from "@permits/common/words";
+import { agree, basisPhrase, notConfirmed } from "@permits/rules";
 import { acres, nwpList } from "./format.js";
 import type { RawLimit, ResourceType } from "./types.js";
 

@@ -2,8 +2,8 @@
 // The engine works on plain objects; only service.ts turns them into protobuf messages.
 
 export type Confidence = "verified" | "unverified";
-export type { BasisWord } from "@permits/common/basis";
-import type { BasisWord } from "@permits/common/basis";
+export type { BasisWord } from "@permits/rules";
+import type { BasisWord } from "@permits/rules";
 
 /** Where and on what a fact rests (the rule of caution reads `basis` and `unchangedBy`). */
 export interface Grounding {

@@ -1,8 +1,7 @@
 // Request validation. Shape problems (absent, wrong type, out of range) are MISSING or MALFORMED;
 // a well-formed identifier no catalogue holds is UNKNOWN_VALUE with the whole valid set, so the
 // gateway can answer 400 or 422 as document 2 requires. Every violation is reported at once.
-import { isCalendarDate } from "@permits/common/dates";
-import { ViolationReason, type Violation } from "@permits/common/errors";
+import { isCalendarDate, type Violation, ViolationReason } from "@permits/rules";
 import type { Dataset } from "./compile.js";
 import type { NormalizedInput, ProjectInputLike, ResourceType } from "./types.js";
 

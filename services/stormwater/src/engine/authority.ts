@@ -10,10 +10,13 @@ export function selectRoute(pj: PreparedJurisdiction, site: Site): Route {
   return pj.base;
 }
 
-/** The state permit a verified state-run route points to; where permits split by size, by acreage. */
+/**
+ * The state permit a verified state-run route points to; where a permit covers only some sizes, by
+ * acreage. A size no held permit covers has none: a permit for 5 acres or more never governs a
+ * 2-acre site because it is the only one held.
+ */
 export function statePermitFor(route: Route, acres: number): PreparedStatePermit | undefined {
   if (route.governing !== "state") return undefined;
-  if (route.statePermits.length === 1) return route.statePermits[0];
   return route.statePermits.find(
     (p) => (p.raw.minAcres === undefined || acres >= p.raw.minAcres) && (p.raw.maxAcresExclusive === undefined || acres < p.raw.maxAcresExclusive),
   );

@@ -4,7 +4,7 @@
 // relax removed; and a value is withheld exactly when no source states it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mayRelax } from "@permits/common/caution";
+import { mayRelax } from "@permits/rules";
 import { appliesForAcres, appliesForSite, documentStatus, DOCUMENT_STATUS } from "./credential.js";
 import { servedValue } from "./messages.js";
 import type { RawBasis, RawCredential } from "./raw.js";

@@ -14,9 +14,6 @@ export const STABILIZATION_DAYS = { over5: 7, standard: 14, sensitive: 7 } as co
 /** Where a receiving-water input is not stated: the stricter of the values it turns on. */
 export const STABILIZATION_DAYS_UNSTATED = Math.min(STABILIZATION_DAYS.standard, STABILIZATION_DAYS.sensitive);
 
-/** The federal multi-sector industrial permit expired on this date (document 1). */
-export const MSGP_EXPIRY = "2026-02-28";
-
 const FIXED_REQUIREMENTS = new Set(["stabilization.complete"]);
 
 /** Is this requirement's value fixed by document 1? */

@@ -1,11 +1,10 @@
 // The coverage verdict: 1 acre or more, or under 1 acre in a larger common plan. Industrial
 // activity is never answered here (verify). Where the governing permit has expired on the
 // evaluation date and no successor is held, a site that needs coverage is answered verify too.
-import { deepFreeze } from "@permits/common/freeze";
+import { deepFreeze, longDate } from "@permits/rules";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { COVERAGE_THRESHOLD_ACRES } from "./contract.js";
 import { acres, step } from "./messages.js";
-import { longDate } from "@permits/common/dates";
 import { continuationStep, expiryStep, hasLapsed } from "./term.js";
 import type { Route, Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";

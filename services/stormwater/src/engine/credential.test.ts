@@ -2,7 +2,7 @@
 import { TODAY } from "../test-support.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import { CredentialGate, SiteInputSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { describe, expect, test } from "vitest";

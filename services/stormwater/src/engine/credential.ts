@@ -2,8 +2,7 @@
 // document is (a deliverable, or a draft for a credentialed person).
 import { create } from "@bufbuild/protobuf";
 import { CredentialResultSchema, CredentialSchema, type Credential, type CredentialResult } from "@permits/proto/stormwater/v1/stormwater";
-import { basisOf } from "@permits/common/basis";
-import { relaxedOnlyOn } from "@permits/common/caution";
+import { basisOf, relaxedOnlyOn } from "@permits/rules";
 import { confidenceOf, gateOf } from "./messages.js";
 import type { RawCredential } from "./raw.js";
 import type { Dataset } from "./types.js";

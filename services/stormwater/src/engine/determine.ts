@@ -2,8 +2,7 @@
 // facility, EPA area or state programme), then assembles prepared parts. No clock and no I/O:
 // the evaluation date is an argument (the service passes its clock's date).
 import { create } from "@bufbuild/protobuf";
-import { derivedOnce } from "@permits/common/freeze";
-import { overallConfidence } from "@permits/common/caution";
+import { derivedOnce, overallConfidence } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   DeterminationSchema,
@@ -20,7 +19,7 @@ import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
 import { step } from "./messages.js";
-import { partlyReadPermitText } from "./texts.js";
+import { acreRangeText, noPermitForSizeText, partlyReadPermitText } from "./texts.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
@@ -138,12 +137,13 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
       const read = governing?.state?.requirements.length ?? 0;
       stateApplies = read > 0 && required === true;
       text = !permit
-        ? `Which of ${route.name}'s construction permits applies turns on facts the input does not settle (${pj.raw.permitName ?? "see the jurisdiction"}); none was read, so no requirements are listed.`
+        ? noPermitForSizeText(route.name, route.statePermits.map((p) => ({ name: p.ref.name, range: acreRangeText(p.raw.minAcres, p.raw.maxAcresExclusive) })))
         : read > 0
           ? partlyReadPermitText(permit.name, permit.version, read, stateApplies)
           : `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`;
       if (!required) notices.push(notRequiredNotice(agency));
-      else notices.push(stateApplies ? partialStateNotice(permit!.name, agency) : stateNotReadNotice(permit?.name ?? pj.raw.permitName ?? "the state permit", agency));
+      else if (!permit) notices.push(notIdentifiedNotice(`a site of this size in ${route.name}`, agency));
+      else notices.push(stateApplies ? partialStateNotice(permit.name, agency) : stateNotReadNotice(permit.name, agency));
     } else {
       text = `The current construction permit for ${route.name} is not verified at an official source; no requirements are listed.`;
       notices.push(required ? notIdentifiedNotice(route.name, agency) : notRequiredNotice(agency));

@@ -1,9 +1,7 @@
 // What the dataset holds, per jurisdiction and in all, and on which basis: the coverage read-out
 // (GET /api/v1/coverage and `npm run data:report`). Static: built once from the loaded dataset.
 import { create } from "@bufbuild/protobuf";
-import { deepFreeze } from "@permits/common/freeze";
-import { basisOf, tallyFacts, type BasisTally } from "@permits/common/basis";
-import { lastCheckedByGroup } from "@permits/common/fact-index";
+import { basisOf, type BasisTally, deepFreeze, lastCheckedByGroup, tallyFacts } from "@permits/rules";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
 import { fixedByDocument1 } from "./contract.js";

@@ -122,6 +122,16 @@ describe("permitting authority", () => {
     expect(det({ state: "MS", disturbedAcres: 2 }).permit?.id).toBe("ms-small");
     expect(det({ state: "MS", disturbedAcres: 0.5, partOfLargerPlan: true }).permit).toBeUndefined();
   });
+
+  test("Louisiana: the only permit held covers 5 acres or more, so a 2-acre site gets none and is told why", () => {
+    expect(det({ state: "LA", disturbedAcres: 6 }).permit?.id).toBe("la-lar100000");
+    const small = det({ state: "LA", disturbedAcres: 2 });
+    expect(small.permit).toBeUndefined();
+    expect(stepOf(small, "governing permit")!.result).toBe(
+      "None of the construction permits identified for Louisiana covers a site of this size (LPDES General Permit for Discharges of Storm Water from Construction Activities Five (5) Acres or More (LAR100000) covers 5 acres or more). The permit that does was not identified, so no requirements are listed.",
+    );
+    expect(small.notices.join(" ")).not.toContain("LAR100000");
+  });
 });
 
 // States where some requirements of the governing permit have been read (a partial list).

@@ -1,6 +1,6 @@
 // Jurisdiction list, one jurisdiction, and the credential gate lookup. An unknown code is an
 // InvalidArgument with the known codes; an unverified row is answered, never NotFound.
-import { invalidArgument, ViolationReason } from "@permits/common/errors";
+import { invalidArgument, ViolationReason } from "@permits/rules";
 import type { CredentialResult, Jurisdiction } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialResult } from "./credential.js";
 import type { Dataset } from "./types.js";

@@ -1,8 +1,7 @@
 // Small builders from raw data to protobuf messages. Used at load time (static parts) and per
 // call (the few parts that carry the site's numbers).
 import { create } from "@bufbuild/protobuf";
-import { basisOf } from "@permits/common/basis";
-import { mayShowValue } from "@permits/common/caution";
+import { basisOf, mayShowValue } from "@permits/rules";
 import { withheldText } from "./texts.js";
 import { NullValue, ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import { CitationSchema, Confidence, type Citation } from "@permits/proto/common/v1/common";

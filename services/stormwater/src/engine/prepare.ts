@@ -1,7 +1,7 @@
 // Builds the precomputed Dataset from validated raw data: every message that does not depend on
 // a site's facts is created here once, so a determination only assembles parts.
 import { create } from "@bufbuild/protobuf";
-import { basisOf } from "@permits/common/basis";
+import { basisOf } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   EligibilityScreenSchema,

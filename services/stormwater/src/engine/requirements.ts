@@ -2,7 +2,7 @@
 // prepared at load; the few whose value turns on site facts are assembled here. A tri-state
 // input that was not stated is never read as false: the value is null and `because` says why.
 import { create } from "@bufbuild/protobuf";
-import { derivedOnce } from "@permits/common/freeze";
+import { derivedOnce } from "@permits/rules";
 import {
   RequirementSchema,
   type DerivationStep,

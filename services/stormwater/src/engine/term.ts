@@ -2,8 +2,7 @@
 // evaluation date (and is no successor held), and do the project's own dates run past its expiry?
 // Dates are yyyy-mm-dd, so they compare as text.
 import type { DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
-import { longDate } from "@permits/common/dates";
-import { derivedOnce } from "@permits/common/freeze";
+import { derivedOnce, longDate } from "@permits/rules";
 import { step } from "./messages.js";
 import type { Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";

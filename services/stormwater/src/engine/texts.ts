@@ -1,6 +1,6 @@
 // Sentences of the stormwater engine that are not notices (notices.ts), written once as templates
 // in plain words, with counts that agree with their nouns.
-import { agree, count, notConfirmed } from "@permits/common/words";
+import { agree, count, notConfirmed } from "@permits/rules";
 
 /** Appended to a requirement whose value no source states: the detail keeps it in words. */
 export function withheldText(agency: string): string {
@@ -16,4 +16,18 @@ export function partlyReadPermitText(permit: string, version: string, read: numb
 /** Why the stabilization deadline given is the stricter one. */
 export function stricterValueText(days: number): string {
   return `Until it is stated, the stricter value, ${count(days, "day", "days")}, is given.`;
+}
+
+/** What sizes a state permit covers, in words ("5 acres or more", "1 to under 5 acres"). */
+export function acreRangeText(min: number | undefined, maxExclusive: number | undefined): string {
+  if (min !== undefined && maxExclusive !== undefined) return `${min} to under ${count(maxExclusive, "acre", "acres")}`;
+  if (min !== undefined) return `${count(min, "acre", "acres")} or more`;
+  if (maxExclusive !== undefined) return `under ${count(maxExclusive, "acre", "acres")}`;
+  return "any size";
+}
+
+/** The "governing permit" step where no identified state permit covers the site's size. */
+export function noPermitForSizeText(jurisdiction: string, permits: { name: string; range: string }[]): string {
+  const held = permits.map((p) => `${p.name} covers ${p.range}`).join("; ");
+  return `None of the construction permits identified for ${jurisdiction} covers a site of this size (${held}). The permit that does was not identified, so no requirements are listed.`;
 }

@@ -3,13 +3,12 @@ import { TODAY } from "../test-support.js";
 // violation naming the field.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/common/errors";
+import { badRequestOf, isCalendarDate } from "@permits/rules";
 import { ViolationReason } from "@permits/proto/common/v1/common";
 import { SiteInputSchema, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";
 import { describe, expect, test } from "vitest";
 import { loadDataset } from "../dataset.js";
 import { determineStormwater } from "./index.js";
-import { isCalendarDate } from "@permits/common/dates";
 
 const ds = loadDataset();
 type SiteInit = Partial<Omit<SiteInput, "$typeName">>;

@@ -1,8 +1,7 @@
 // Validates and normalises a SiteInput. Every refusal is an InvalidArgument with a BadRequest
-// detail naming the field, so the gateway can build document 1's invalid_request.
+// detail naming the field, so the gateway can build the stormwater surface's invalid_request.
 import { create } from "@bufbuild/protobuf";
-import { isCalendarDate } from "@permits/common/dates";
-import { invalidArgument, ViolationReason, type Violation } from "@permits/common/errors";
+import { invalidArgument, isCalendarDate, type Violation, ViolationReason } from "@permits/rules";
 import { SiteInputSchema, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";
 import type { Dataset } from "./types.js";
 

@@ -1,0 +1,80 @@
+// The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
+// A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
+// src/testing.ts or src/test-support.ts for test support (package.json "exports" lists only these).
+const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
+const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing|test-support)\\.ts$";
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-deep-import",
+      comment: "Another package is reached through its front door (src/index.ts, or ./testing from tests), never a file behind it.",
+      severity: "error",
+      from: { path: PKG },
+      to: { path: PKG, pathNot: ["^$1/", FRONT_DOOR] },
+    },
+    {
+      name: "no-deep-import-from-tools",
+      comment: "Tests, scripts and the bench import a package by its name (@permits/<name>), through its front door.",
+      severity: "error",
+      from: { path: "^(test|scripts|bench|deploy)/" },
+      to: { path: PKG, pathNot: FRONT_DOOR },
+    },
+    {
+      name: "no-circular",
+      comment: "No cycles: a module and what it imports can be read in one direction.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "engines-pure",
+      comment: "An engine answers from what it is given: no files, sockets, HTTP, Redis or LMDB (services/*/src/engine/**).",
+      severity: "error",
+      from: { path: "^services/[^/]+/src/engine/" },
+      to: { path: ["^(node:)?(fs|fs/promises|net|http|http2|https|dgram|child_process)$", "(^|/)node_modules/(redis|ioredis|@redis/[^/]+|lmdb)/"] },
+    },
+    {
+      name: "gateway-reaches-services-through-front-door",
+      comment: "The gateway reaches a service through its public entry (the key scheme, a lazily built service) or a Connect transport.",
+      severity: "error",
+      from: { path: "^gateway/" },
+      to: { path: "^services/", pathNot: "^services/[^/]+/src/index\\.ts$" },
+    },
+    {
+      name: "layers",
+      comment: "rules <- runtime <- rpc: domain rules load no process runtime or transport, and the runtime no transport.",
+      severity: "error",
+      from: { path: "^packages/(rules|runtime)/" },
+      to: { path: "^packages/rpc/" },
+    },
+    {
+      name: "rules-below-runtime",
+      severity: "error",
+      from: { path: "^packages/rules/" },
+      to: { path: "^packages/runtime/" },
+    },
+    {
+      name: "resolvable",
+      comment: "Every import resolves (so no rule above is dodged by a path the checker cannot follow).",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["(^|/)dist/", "(^|/)node_modules/", "^proto/gen/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.depcruise.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["@permits/source", "import", "require", "node", "default"],
+      extensions: [".ts", ".mjs", ".js", ".d.ts"],
+    },
+    reporterOptions: {
+      dot: { collapsePattern: "^(packages/[^/]+|services/[^/]+|gateway|proto|test|scripts|bench)/" },
+    },
+  },
+};

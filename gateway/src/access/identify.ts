@@ -1,0 +1,85 @@
+// Which caller this is. `identify` is the one place that decides: the key headers, the legacy key
+// scheme, the calling address and the entitlement service's answer become the request's principal
+// on the surface that answers it.
+import type { FastifyRequest } from "fastify";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
+import { PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
+import { parseLegacyKey } from "@permits/entitlement";
+import type { ServiceClients } from "../clients.js";
+import { Problem, toProblem, type Surface } from "../http/problems.js";
+import type { RouteAccess } from "./options.js";
+
+const SURFACES: Record<Surface, SurfaceEnum> = { stormwater: SurfaceEnum.STORMWATER, nwp: SurfaceEnum.NWP };
+
+/** Where no key was accepted, the caller is its address on the surface's keyless tier. */
+const KEYLESS_TIER: Record<Surface, Tier> = { stormwater: Tier.ANONYMOUS, nwp: Tier.SANDBOX };
+
+const ACCEPTED_FORMS = "send Authorization: Bearer <key> or X-API-Key: <key>";
+
+/**
+ * `Authorization: Bearer <key>` or `x-api-key` (header names are case-insensitive in Node).
+ * A header that is present but not one of these forms (another scheme, `Bearer` with nothing
+ * after it, an empty X-API-Key) is refused: a caller who mistyped it must not silently become
+ * anonymous.
+ */
+function apiKeyOf(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  if (auth !== undefined) {
+    const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+    if (!m) throw new Problem("invalid_api_key", `The Authorization header is not a key in an accepted form: ${ACCEPTED_FORMS}.`);
+    return m[1];
+  }
+  const key = req.headers["x-api-key"];
+  if (key !== undefined) {
+    if (typeof key !== "string" || key.trim() === "") throw new Problem("invalid_api_key", `The X-API-Key header is empty: ${ACCEPTED_FORMS}.`);
+    return key.trim();
+  }
+  return undefined;
+}
+
+/** A caller known only by its address: metered per address on the surface. */
+export function keylessPrincipal(req: FastifyRequest, surface: Surface, tier: Tier = KEYLESS_TIER[surface]): Principal {
+  return create(PrincipalSchema, { surface: SURFACES[surface], tier, bucket: `ip:${req.ip}` });
+}
+
+/**
+ * The caller of this request on this route. Sets `req.surface` to the surface that answers it (a
+ * legacy key on a route that takes both schemes is answered as the NWP surface). Throws a Problem
+ * in that surface's terms when no caller can be named (a malformed or unknown key, an outage).
+ */
+export async function identify(entitlement: ServiceClients["entitlement"], req: FastifyRequest, route: RouteAccess): Promise<Principal> {
+  req.surface = route.surface;
+  if (route.ipPolicy) return keylessPrincipal(req, route.surface, Tier.ANONYMOUS);
+  const apiKey = apiKeyOf(req);
+  if (route.legacyKeys && apiKey !== undefined && parseLegacyKey(apiKey)) req.surface = "nwp";
+  let principal: Principal | undefined;
+  try {
+    principal = (await entitlement.authenticate({ surface: SURFACES[req.surface], apiKey, clientIp: req.ip })).principal;
+  } catch (e) {
+    throw authProblem(e, apiKey !== undefined);
+  }
+  if (!principal) throw new Problem("internal", "The caller could not be identified.");
+  return principal;
+}
+
+function authProblem(e: unknown, keySent: boolean): Problem {
+  if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
+    return keySent
+      ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
+      : new Problem("missing_api_key", "This endpoint needs an API key: send Authorization: Bearer <key> or X-API-Key.");
+  }
+  return entitlementOutage(e) ?? toProblem(e);
+}
+
+/**
+ * The entitlement service's Unavailable as the caller's retryable 503, or undefined for other
+ * errors. The service words these for callers (the payment provider, or the key store), and they
+ * are never a verdict on the key or the subscription.
+ */
+export function entitlementOutage(e: unknown): Problem | undefined {
+  if (!(e instanceof ConnectError) || e.code !== Code.Unavailable) return undefined;
+  const retry = e.metadata.get("retry-after") ?? "5";
+  return new Problem("entitlement_check_unavailable", e.rawMessage, { status: 503, headers: { "retry-after": retry } });
+}
