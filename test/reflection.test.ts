@@ -30,11 +30,18 @@ const METHODS = {
   entitlement: [
     ...COMMON,
     "permits.entitlement.v1.EntitlementService/Authenticate",
+    "permits.entitlement.v1.EntitlementService/CancelLocalCheckout",
+    "permits.entitlement.v1.EntitlementService/CompleteLocalCheckout",
+    "permits.entitlement.v1.EntitlementService/CreatePortalSession",
+    "permits.entitlement.v1.EntitlementService/GetCheckoutPlans",
+    "permits.entitlement.v1.EntitlementService/HandleProviderEvent",
     "permits.entitlement.v1.EntitlementService/IssueKey",
     "permits.entitlement.v1.EntitlementService/ListKeys",
     "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
+    "permits.entitlement.v1.EntitlementService/RevealCheckout",
     "permits.entitlement.v1.EntitlementService/RevokeKey",
     "permits.entitlement.v1.EntitlementService/SetLocalSubscription",
+    "permits.entitlement.v1.EntitlementService/StartCheckout",
   ],
 };
 

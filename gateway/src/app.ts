@@ -28,13 +28,19 @@ import { changesRoutes } from "./surfaces/changes/routes.js";
 import { docsPage } from "./surfaces/meta/docs-page.js";
 import { mcpTransport } from "./mcp/plugin.js";
 import { internalRpc } from "./rpc/plugin.js";
+import { isLoopback } from "@permits/rpc";
+import { CheckoutCatalogue, checkoutRoutes } from "./surfaces/checkout/routes.js";
+import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const metrics = given.metrics ?? new Registry();
   const deps: AppDeps = { ...given, metrics, instruments: gatewayInstruments(metrics) };
   const { config } = deps;
   const routes: RouteSpec[] = [...stormwaterRoutes(deps), ...nwpRoutes(deps), ...accountRoutes(deps), ...coverageRoutes(deps), ...changesRoutes(deps)];
-  const allRoutes = [...routes, ...metaRoutes(deps, routes)];
+  // Checkout (issue 32): its own context (raw bodies); listed with the rest for /api/v1 and OpenAPI.
+  const catalogue = new CheckoutCatalogue(deps, isLoopback(config.HOST));
+  const checkout = checkoutRoutes(deps, catalogue);
+  const allRoutes = [...routes, ...checkout, ...metaRoutes(deps, [...routes, ...checkout], catalogue)];
   // The vocabulary of answers written before routing (or with no route), from the table.
   const surfaceOfPath = unknownPathSurface(allRoutes);
 
@@ -76,7 +82,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(accessControl, deps);
   await app.register(serveMetrics, { registry: metrics });
   await app.register(docsPage, { sandboxKey: config.SANDBOX_KEY });
-  await app.register(routeTable, { routes: allRoutes });
+  await app.register(routeTable, { routes: allRoutes.filter((r) => !checkout.includes(r)) });
+  await app.register(checkoutPlugin, { routes: checkout });
   await app.register(mcpTransport, { deps, routes });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
 

@@ -27,6 +27,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       ENTITLEMENT_URL: optionalUrl({ default: undefined }),
       RATELIMIT_URL: optionalUrl({ default: undefined }),
       REDIS_URL: optionalUrl({ default: undefined }),
+      PUBLIC_URL: optionalUrl({ default: undefined, desc: "The gateway's public origin (https://api.example.com), for the URLs checkout hands to Stripe; the request's own origin when unset." }),
       SANDBOX_KEY: str({ default: "svc_sandbox_public", desc: "The public sandbox key, as the entitlement service is configured; shown on /docs, /pricing and GET /api/v1." }),
       HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT, desc: "Old-generation growth between full GCs, in percent; 0 = V8's own." }),
     },

@@ -71,7 +71,8 @@ async function startUnchecked(name: (typeof DEPLOYMENTS)[number], fullEnv: Recor
     entitlement: createClient(EntitlementService, createConnectTransport({ baseUrl: d.serviceUrls.ENTITLEMENT_URL, httpVersion: "2", interceptors: [sendToken(TEST_OPERATOR_TOKEN)] })),
     close: d.close,
     async request(o) {
-      const res = await fetch(d.baseUrl + o.url, { method: o.method, body: o.payload, headers: o.headers });
+      // Redirects are answers to check (checkout answers 303), not to follow.
+      const res = await fetch(d.baseUrl + o.url, { method: o.method, body: o.payload, headers: o.headers, redirect: "manual" });
       const body = await res.text();
       return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
     },

@@ -322,6 +322,163 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start checkout for a plan (the Buy buttons of /pricing)
+         * @description Starts a Stripe Checkout Session in subscription mode for the plan's configured price and answers 303 to it. With PAYMENT_PROVIDER=local it leads to a local confirmation page instead (no money moves; loopback only).
+         */
+        post: operations["startCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The checkout success page: the keys, shown once
+         * @description Fulfils the paid session if the webhook has not yet, and shows its keys the first time it is opened; afterwards it says they were shown. Keys are shown once and never again. Lost them? A document 2 key is reissued at POST /recover with the subscription id from your receipt; document 1 keys are reissued by the operator of this server (npm run keys), who can revoke the old ones. HTML, or JSON with Accept: application/json.
+         */
+        get: operations["getCheckoutSuccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Manage or cancel a subscription bought at checkout
+         * @description Opens Stripe's customer portal for the subscription a checkout key belongs to (any key the success page showed). With PAYMENT_PROVIDER=local, a local page that can cancel.
+         */
+        post: operations["openCustomerPortal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe webhook: fulfils paid checkouts, ends cancelled subscriptions
+         * @description Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's document 1 live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).
+         */
+        post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/local": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Local checkout: the confirmation page (PAYMENT_PROVIDER=local)
+         * @description Stands in for Stripe's payment page when the local provider is configured; served only on a loopback address.
+         */
+        get: operations["getLocalCheckout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/local/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Local checkout: confirm the purchase
+         * @description Creates the session's active local subscription and continues to the success page, as a paid Stripe checkout does.
+         */
+        post: operations["confirmLocalCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/local/manage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Local checkout: the stand-in for the customer portal */
+        get: operations["getLocalManage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/local/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Local checkout: cancel the subscription
+         * @description Cancels the local subscription as customer.subscription.deleted does on Stripe: the document 1 live key is revoked, a document 2 key falls to the free allowance.
+         */
+        post: operations["cancelLocalCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1": {
         parameters: {
             query?: never;
@@ -1493,6 +1650,8 @@ export interface components {
         "Cache-Control": string;
         /** @description The request headers the representation depends on. */
         Vary: string;
+        /** @description Where a 303 sends the browser next (checkout's form posts). */
+        Location: string;
     };
     pathItems: never;
 }
@@ -4866,6 +5025,1047 @@ export interface operations {
                 };
             };
             /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    startCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A form post (application/x-www-form-urlencoded) or JSON with plan. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description stormwater_pro, stormwater_scale or nwp_pro */
+                    plan: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The payment page (with Accept: application/json; a browser's form post gets 303 there). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where to go next. */
+                        data: {
+                            /** @description The payment page (Stripe Checkout, or the local confirmation page). */
+                            checkout_url: string;
+                            /** @description The checkout session id (cs_…). */
+                            session_id: string;
+                        };
+                        /** @description Correlation id of this response, also in the X-Request-Id header. */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description To the payment page (Location). */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description payload_too_large: the body is over the byte ceiling */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    getCheckoutSuccess: {
+        parameters: {
+            query: {
+                /** @description The checkout session id (cs_…), as the provider appends it. */
+                session_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys (once), or why there are none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The outcome, and the keys the first time. */
+                        data: {
+                            /**
+                             * @description shown: the keys are in this answer, the only time; already_shown: they were shown before; not_paid: the payment is not confirmed yet, retry.
+                             * @enum {string}
+                             */
+                            outcome: "shown" | "already_shown" | "not_paid";
+                            /** @description stormwater_pro, stormwater_scale or nwp_pro */
+                            plan: string;
+                            /** @description The receipt's subscription id; only with the keys. */
+                            subscription_id?: string | null;
+                            /** @description Empty unless outcome is shown. */
+                            keys: {
+                                /**
+                                 * @description The surface the key is for.
+                                 * @enum {string}
+                                 */
+                                surface: "stormwater" | "nwp";
+                                /**
+                                 * @description live (document 1, the plan's), test (document 1, free) or legacy (document 2).
+                                 * @enum {string}
+                                 */
+                                kind: "live" | "test" | "legacy";
+                                /** @description pro or scale; null for a test key. */
+                                plan?: string | null;
+                                /** @description The key itself: shown in this answer only. */
+                                key: string;
+                                /** @description The stored key's id (document 1); null for the derived document 2 key. */
+                                key_id?: string | null;
+                            }[];
+                            /** @description Where lost keys are reissued. */
+                            reissue?: string;
+                        };
+                        /** @description Correlation id of this response, also in the X-Request-Id header. */
+                        request_id: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    openCustomerPortal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A form post (application/x-www-form-urlencoded) or JSON with api_key. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A key shown at checkout: the document 1 live or test key, or the document 2 key. */
+                    api_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The customer portal (with Accept: application/json; a browser's form post gets 303 there). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where to go next. */
+                        data: {
+                            /** @description Stripe's customer portal for the key's subscription (local mode: the manage page). */
+                            url: string;
+                        };
+                        /** @description Correlation id of this response, also in the X-Request-Id header. */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description To the customer portal (Location). */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description payload_too_large: the body is over the byte ceiling */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Stripe's signature of the body. */
+                "Stripe-Signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Stripe event, byte for byte as Stripe sent it. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, unknown>;
+            };
+        };
+        responses: {
+            /** @description Handled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The event was handled.
+                         * @constant
+                         */
+                        received: true;
+                        /** @description Stripe's event id (evt_…). */
+                        event?: string;
+                        /** @description Stripe's event type. */
+                        type?: string;
+                        /** @description issued, already issued, revoked N key(s) or ignored */
+                        outcome?: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description payload_too_large: the body is over the byte ceiling */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    getLocalCheckout: {
+        parameters: {
+            query: {
+                /** @description The local session id (cs_local_…). */
+                session_id: string;
+                /** @description The plan being bought, for display. */
+                plan?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    confirmLocalCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A form post (application/x-www-form-urlencoded) or JSON with session_id. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The local session id. */
+                    session_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The success page (with Accept: application/json; a browser's form post gets 303 there). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where to go next. */
+                        data: {
+                            /** @description The success page of the session, which shows its keys once. */
+                            success_url: string;
+                        };
+                        /** @description Correlation id of this response, also in the X-Request-Id header. */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description To the success page (Location). */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description payload_too_large: the body is over the byte ceiling */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    getLocalManage: {
+        parameters: {
+            query: {
+                /** @description The local session id. */
+                session_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manage page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                    "text/html": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+        };
+    };
+    cancelLocalCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A form post (application/x-www-form-urlencoded) or JSON with session_id. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The local session id. */
+                    session_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description payload_too_large: the body is over the byte ceiling */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description rate_limited: the client address holds more open connections than it may; retry after Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description invalid_request: the request headers are too large */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -21,6 +21,10 @@ export interface RouteDoc {
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
   success: { status: number; description: string; schema: Record<string, unknown> };
   errors: string[];
+  /** The OpenAPI tag, where the surface's own does not fit (checkout). */
+  tag?: string;
+  /** A browser's form post is answered 303 to this place (Location); JSON callers get `success`. */
+  redirect?: string;
   /** Key requirement as a caller reads it. */
   auth: "optional" | "required" | "pro" | "none";
   /**

@@ -9,7 +9,8 @@
 //                                development secret, public in this source: set it in production.
 //   PAYMENT_PROVIDER             local (default, subscriptions in the store) | stripe
 //   PAYMENT_PROVIDER_URL         stripe base URL (default https://api.stripe.com)
-//   PAYMENT_PROVIDER_API_KEY     stripe secret key; required when PAYMENT_PROVIDER=stripe
+//   PAYMENT_PROVIDER_API_KEY     stripe secret key (or PAYMENT_PROVIDER_API_KEY_FILE); required when PAYMENT_PROVIDER=stripe
+//   STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_*  checkout (checkout-config.ts)
 //   PAYMENT_PROVIDER_TIMEOUT_MS  provider timeout in ms (default 2000)
 //   REDIS_TIMEOUT_MS             longest wait for one Redis command (default 250); a silent Redis
 //                                then answers 503 instead of holding the request
@@ -18,6 +19,9 @@ import { type Clock, DEFAULT_REDIS_TIMEOUT_MS, systemClock } from "@permits/runt
 import type { Logger } from "pino";
 import { readBreakerOptions, type BreakerOptions } from "@permits/runtime";
 import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
+import { readSecret } from "@permits/rpc";
+import { createCheckout, type Checkout } from "./checkout.js";
+import { createCheckoutProvider, loadCheckoutConfig, type CheckoutConfig } from "./checkout-config.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
 import type { EntitlementServiceDeps } from "./service.js";
@@ -38,6 +42,7 @@ export interface EntitlementConfig {
   sandboxKey: string;
   legacySecret: string;
   provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
+  checkout: CheckoutConfig;
   /** Operator-facing notes (e.g. the development secret is in use); free of secret values. */
   warnings: string[];
 }
@@ -114,12 +119,13 @@ export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig
     } catch (err) {
       fail("PAYMENT_PROVIDER_URL", err instanceof TypeError ? "is not a URL" : (err as Error).message);
     }
-    const apiKey = read(env, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
+    const apiKey = readSecret(env, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
     if (/\s/.test(apiKey)) fail("PAYMENT_PROVIDER_API_KEY", "must not contain whitespace");
     provider = { name: "stripe", url, apiKey, timeoutMs };
   }
 
-  return { store, sandboxKey, legacySecret, provider, warnings };
+  const checkout = loadCheckoutConfig(env, providerName, warnings);
+  return { store, sandboxKey, legacySecret, provider, checkout, warnings };
 }
 
 /** `waitForRedis: false` returns before Redis answers (see RedisStore.connect). */
@@ -159,13 +165,23 @@ export async function createEntitlementDeps(
   const config = loadEntitlementConfig(env);
   for (const w of config.warnings) options.logger?.warn(w);
   const store = await openStore(config, options.logger, options.waitForRedis);
+  const clock = options.clock ?? systemClock;
+  const stripe = config.provider.name === "stripe" ? config.provider : undefined;
+  const checkout: Checkout = createCheckout({
+    store,
+    provider: createCheckoutProvider(config.checkout, stripe, store, clock),
+    legacySecret: config.legacySecret,
+    clock,
+    logger: options.logger,
+  });
   return {
     config,
     store,
+    checkout,
     provider: createProvider(config, store),
     sandboxKey: config.sandboxKey,
     legacySecret: config.legacySecret,
-    clock: options.clock ?? systemClock,
+    clock,
     logger: options.logger,
     ready: () => store.ping().then(() => true, () => false),
     close: () => store.close(),

@@ -30,7 +30,8 @@ interface StripeLikeError {
   code?: unknown;
 }
 
-function classify(err: unknown): "missing" | string {
+/** A Stripe failure in a word: "missing" for a 404 resource_missing, otherwise a secret-free reason. */
+export function classify(err: unknown): "missing" | string {
   const e = (err ?? {}) as StripeLikeError;
   if (e.statusCode === 404 && e.code === "resource_missing") return "missing";
   if (e.type === "StripeConnectionError") return "connection";
@@ -38,21 +39,26 @@ function classify(err: unknown): "missing" | string {
   return "unexpected error";
 }
 
+/** The SDK pointed at PAYMENT_PROVIDER_URL; shared by the subscription check and checkout. */
+export function stripeClient(options: StripeProviderOptions): Stripe {
+  const { host, port, protocol } = stripeEndpoint(options.url);
+  return new Stripe(options.apiKey, {
+    host,
+    port,
+    protocol,
+    timeout: options.timeoutMs,
+    // The caller gets a retryable 503 instead; retrying here would stretch the wait past the timeout.
+    maxNetworkRetries: 0,
+    telemetry: false,
+  });
+}
+
 export class StripeProvider implements PaymentProvider {
   readonly name = "stripe" as const;
   private readonly stripe: Stripe;
 
   constructor(private readonly options: StripeProviderOptions) {
-    const { host, port, protocol } = stripeEndpoint(options.url);
-    this.stripe = new Stripe(options.apiKey, {
-      host,
-      port,
-      protocol,
-      timeout: options.timeoutMs,
-      // The caller gets a retryable 503 instead; retrying here would stretch the wait past the timeout.
-      maxNetworkRetries: 0,
-      telemetry: false,
-    });
+    this.stripe = stripeClient(options);
   }
 
   async lookupSubscription(subscriptionId: string): Promise<SubscriptionLookup> {

@@ -15,6 +15,8 @@ import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rul
 import type { Logger } from "pino";
 import { Authenticator, keyStoreUnavailableError } from "./authenticate.js";
 import { deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, SUBSCRIPTION_ID_RE } from "./keys.js";
+import { createCheckout, type Checkout } from "./checkout.js";
+import { LocalCheckout } from "./checkout-local.js";
 import type { ProviderObserver } from "./provider-metrics.js";
 import type { PaymentProvider } from "./provider.js";
 import { StoreUnavailableError, type EntitlementStore, type LocalSubscriptionStatus, type StoredKey } from "./store.js";
@@ -28,6 +30,8 @@ export interface EntitlementServiceDeps {
   logger?: Logger;
   /** Told of each provider call and of coalesced checks (metrics). */
   observer?: ProviderObserver;
+  /** Checkout (checkout.ts); the local provider's when absent. */
+  checkout?: Checkout;
 }
 
 const MAX_LABEL_LENGTH = 200;
@@ -88,8 +92,12 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
   const auth = new Authenticator(deps);
   const log = deps.logger;
   const now = () => new Date(deps.clock.now()).toISOString();
+  const checkout = deps.checkout ?? createCheckout({ ...deps, provider: new LocalCheckout(deps.store, deps.clock) });
+
+  const { subscriptionEnded: _ended, ...checkoutRpcs } = checkout;
 
   return {
+    ...checkoutRpcs,
     async authenticate(req) {
       return { principal: await auth.authenticate(req.surface, req.apiKey, req.clientIp) };
     },
@@ -170,6 +178,8 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
       checkSubscriptionId("subscription_id", req.subscriptionId);
       const status = toLocalStatus(req.status);
       await fromStore(deps.store.setSubscription(req.subscriptionId, status));
+      // A cancelled local subscription ends its checkout keys, as Stripe's webhook does (checkout.ts).
+      if (status === "canceled") await fromStore(checkout.subscriptionEnded(req.subscriptionId));
       log?.info({ subscription: fingerprint(req.subscriptionId), status }, "local subscription set");
       return {};
     },

@@ -6,6 +6,8 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Database, RootDatabase } from "lmdb";
 import { migrateLegacyStateFile } from "./legacy-state-file.js";
+import { LmdbCheckoutStore } from "./checkout-store-lmdb.js";
+import type { CheckoutStore } from "./checkout-store.js";
 import { parseStoredKey, type EntitlementStore, type LocalSubscriptionStatus, type StoredKey } from "./store.js";
 
 export const ENTITLEMENT_DB_FILE = "entitlement.mdb";
@@ -114,6 +116,13 @@ export class LmdbStore implements EntitlementStore {
 
   async setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void> {
     await this.subscriptions.put(id, status);
+  }
+
+  private checkoutStore?: CheckoutStore;
+
+  /** Checkout's records, in the same environment, so a fulfilment and its keys commit together. */
+  checkout(): CheckoutStore {
+    return (this.checkoutStore ??= new LmdbCheckoutStore(this.root, this.root.openDB<unknown, string>({ name: "checkout" }), this.keys, this.hashes));
   }
 
   async ping(): Promise<void> {

@@ -5,6 +5,7 @@
 //   <prefix>subs    subId   -> local subscription status
 import { createClient, ErrorReply } from "redis";
 import { Breaker, CircuitOpenError, DEFAULT_BREAKER, DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout, type BreakerOptions } from "@permits/runtime";
+import { RedisCheckoutStore } from "./checkout-store-redis.js";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
@@ -140,6 +141,13 @@ export class RedisStore implements EntitlementStore {
 
   async setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void> {
     await this.timed(() => this.client.hSet(this.subsKey, id, status));
+  }
+
+  private checkoutStore?: RedisCheckoutStore;
+
+  /** Checkout's records beside the keys, so a fulfilment and its keys are written in one script. */
+  checkout(): RedisCheckoutStore {
+    return (this.checkoutStore ??= new RedisCheckoutStore(this.client, this.prefix, (c) => this.timed(c), this.keysKey, this.hashesKey));
   }
 
   async ping(): Promise<void> {

@@ -1,5 +1,6 @@
 // The entitlement store: issued stormwater-surface keys (hashed) and the local provider's subscriptions.
 // Two backends (LMDB, Redis) implement this one interface and pass one test suite.
+import type { CheckoutStore } from "./checkout-store.js";
 
 export type KeyKindName = "live" | "test";
 export type PlanName = "pro" | "scale";
@@ -39,6 +40,8 @@ export interface EntitlementStore {
   revokeKey(id: string, at: string): Promise<StoredKey | undefined>;
   getSubscription(id: string): Promise<LocalSubscriptionStatus | undefined>;
   setSubscription(id: string, status: LocalSubscriptionStatus): Promise<void>;
+  /** Checkout's records (checkout-store.ts), in the same backend as the keys. */
+  checkout(): CheckoutStore;
   /** Resolves when the backend answers; for readiness probes. */
   ping(): Promise<void>;
   close(): Promise<void>;

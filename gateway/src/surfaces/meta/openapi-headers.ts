@@ -22,6 +22,7 @@ export const HEADERS: Record<string, { description: string; schema: Record<strin
   ETag: { description: "Validator for If-None-Match (weak where the body carries the request id).", schema: str },
   "Cache-Control": { description: "How long the document may be cached.", schema: str },
   Vary: { description: "The request headers the representation depends on.", schema: str },
+  Location: { description: "Where a 303 sends the browser next (checkout's form posts).", schema: str },
 };
 
 const RATE = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "X-Quota-Limit", "X-Quota-Used", "X-Quota-Remaining"];

@@ -196,6 +196,9 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       const ok = status === String(r.doc.success.status);
       byStatus[status] = { ...(response as object), headers: responseHeaders(r, Number(status), ok) };
     }
+    if (r.doc.redirect) {
+      byStatus["303"] = { description: r.doc.redirect, headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, Location: { $ref: "#/components/headers/Location" } } };
+    }
     if (operationIds.has(operationId)) throw new Error(`duplicate OpenAPI operationId ${operationId} (${r.method} ${r.url}): give the route doc.operationId`);
     operationIds.add(operationId);
     paths[path] ??= {};
@@ -203,7 +206,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       operationId,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
-      tags: [r.surface === "nwp" ? "Section 404 (document 2)" : isMetered(r) ? "Stormwater (document 1)" : "Discovery"],
+      tags: [r.doc.tag ?? (r.surface === "nwp" ? "Section 404 (document 2)" : isMetered(r) ? "Stormwater (document 1)" : "Discovery")],
       ...(parameters.length ? { parameters } : {}),
       ...(r.doc.body ? { requestBody: requestBodyOf(r, r.doc.body) } : {}),
       responses: byStatus,

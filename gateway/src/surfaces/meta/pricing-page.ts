@@ -4,6 +4,8 @@ import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { PRICING, pricingData } from "./pricing.js";
 import { staticBody, staticEnvelope } from "./static-doc.js";
+import { buySection } from "../checkout/pages.js";
+import type { CheckoutCatalogue } from "../checkout/routes.js";
 
 type Plan = { name: string; purchasable: boolean; key: string; bucket: string; limits: { window: string; limit: number; hardCeiling?: boolean }[]; features?: string[] };
 
@@ -19,7 +21,7 @@ function planRow(plan: Plan): string {
   return `<tr>${cells.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`;
 }
 
-export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICING): string {
+export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICING, buy = ""): string {
   const sections = pricing.surfaces.map((s) => {
     const title = s.surface === "stormwater" ? "Stormwater permits (document 1)" : "Section 404 nationwide permits (document 2)";
     return `<section><h2>${esc(title)}</h2><p>Key: ${esc(s.keyHeader)}</p>
@@ -35,6 +37,7 @@ export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICIN
 <p>${esc(pricing.note)}</p>
 <p>Try it now with the public sandbox key <code>${esc(sandboxKey)}</code>: no signup, works on both documents. Send it as <code>Authorization: Bearer ${esc(sandboxKey)}</code> or <code>X-API-Key: ${esc(sandboxKey)}</code>.</p>
 ${sections.join("\n")}
+${buy}
 <h2>How to get a key</h2>
 <ul>${pricing.howToGetAKey.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>
 <p>The same data as JSON: <a href="/api/v1/pricing">/api/v1/pricing</a>. The API reference: <a href="/docs">/docs</a> (OpenAPI: <a href="/api/openapi">/api/openapi</a>).</p>
@@ -43,12 +46,17 @@ ${sections.join("\n")}
 }
 
 /** HTML unless the caller prefers JSON; `Vary: Accept` so caches keep the two apart. */
-export function pricingPage(sandboxKey: string): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const html = staticBody(pricingHtml(sandboxKey), "text/html; charset=utf-8");
+export function pricingPage(sandboxKey: string, checkout?: CheckoutCatalogue): (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const json = staticEnvelope(pricingData(sandboxKey));
+  // Rendered once the checkout plans are read (the entitlement service may start after the gateway).
+  let html: ReturnType<typeof staticBody> | undefined = checkout ? undefined : staticBody(pricingHtml(sandboxKey), "text/html; charset=utf-8");
   return async (req, reply) => {
     reply.header("vary", "Accept");
     if (accepts(req.raw).type(["html", "json"]) === "json") return json(req, reply);
-    return html(req, reply);
+    if (html) return html(req, reply);
+    const read = await checkout!.read();
+    const page = staticBody(pricingHtml(sandboxKey, PRICING, buySection(read?.plans, checkout!.localRefused(read?.provider))), "text/html; charset=utf-8");
+    if (read) html = page;
+    return page(req, reply);
   };
 }

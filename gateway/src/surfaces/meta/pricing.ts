@@ -4,10 +4,11 @@ export const PRICING = {
   currency: null,
   howToGetAKey: [
     "Try it at once: document 1 answers without a key (anonymous tier), and the public sandbox key works on both documents with no signup, counted per calling IP.",
-    "Pro and Scale (document 1) and Pro (document 2) keys are issued after checkout; the key is shown once. Send it as Authorization: Bearer <key> or X-API-Key: <key>.",
+    "Buy Pro or Scale (document 1) or Pro (document 2) with the Buy buttons on /pricing. After checkout the success page shows your keys once: a svc_live_ key of the plan and a free svc_test_ key for document 1, the legacy live key of your subscription for document 2. Send a key as Authorization: Bearer <key> or X-API-Key: <key>.",
     "A document 2 Pro key is derived from its subscription: reissue it at POST /recover with the subscription id from the receipt.",
+    "Manage or cancel a subscription from /pricing with a key from its checkout (Stripe's customer portal). Cancelling revokes the document 1 live key (the test key stays); a document 2 key falls to the free allowance.",
   ],
-  note: "Prices are shown at checkout. No API endpoint is paywalled on document 1; a paid plan raises the throttle and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
+  note: "Prices are shown with the Buy buttons on /pricing, as the payment provider states them. No API endpoint is paywalled on document 1; a paid plan raises the throttle and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
   surfaces: [
     {
       surface: "stormwater",

@@ -7,8 +7,9 @@ import { pricingData, sandboxKeyInfo } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
 import { DOCS_PATH } from "./docs-page.js";
+import type { CheckoutCatalogue } from "../checkout/routes.js";
 
-export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
+export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: CheckoutCatalogue): RouteSpec[] {
   const sandboxKey = deps.config.SANDBOX_KEY;
   const meta = (url: string, summary: string, handler: RouteSpec["handler"]): RouteSpec => ({
     method: "GET",
@@ -21,7 +22,7 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[]): RouteSpec[] {
   const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
   const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(pricingData(sandboxKey)));
   pricing.doc.success.description = "The plans of both surfaces (`surfaces[].plans[]`: limits, bucket, whether billable and purchasable) and the public sandbox key by value (`sandboxKey`: `key`, how to `send` it, a `note`), as the /pricing page shows it.";
-  const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage(sandboxKey));
+  const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage(sandboxKey, checkout));
   page.doc.operationId = "getPricingPage";
   page.doc.html = true;
   const all = [...apiRoutes, index, openapi, pricing, page];

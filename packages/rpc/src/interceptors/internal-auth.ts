@@ -19,7 +19,12 @@ export interface InternalToken {
 }
 
 const ENGINE_SERVICES = new Set(["permits.stormwater.v1.StormwaterService", "permits.nwp.v1.NwpService"]);
-const GATEWAY_METHODS = new Set(["permits.entitlement.v1.EntitlementService/Authenticate", "permits.entitlement.v1.EntitlementService/RecoverLegacyKey"]);
+const GATEWAY_METHODS = new Set([
+  "permits.entitlement.v1.EntitlementService/Authenticate",
+  "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
+  // Checkout (issue 32): the gateway's /pricing, /checkout and webhook routes.
+  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
+]);
 const ADMIN_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/IssueKey",
   "permits.entitlement.v1.EntitlementService/ListKeys",

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/entitlement/v1/entitlement.proto.
  */
 export const file_permits_entitlement_v1_entitlement: GenFile = /*@__PURE__*/
-  fileDesc("CihwZXJtaXRzL2VudGl0bGVtZW50L3YxL2VudGl0bGVtZW50LnByb3RvEhZwZXJtaXRzLmVudGl0bGVtZW50LnYxIoUCCglQcmluY2lwYWwSKwoHc3VyZmFjZRgBIAEoDjIaLnBlcm1pdHMuY29tbW9uLnYxLlN1cmZhY2USKgoEdGllchgCIAEoDjIcLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuVGllchIqCgRwbGFuGAMgASgOMhwucGVybWl0cy5lbnRpdGxlbWVudC52MS5QbGFuEg4KBmJ1Y2tldBgEIAEoCRIQCghiaWxsYWJsZRgFIAEoCBITCgZrZXlfaWQYBiABKAlIAIgBARIxCghrZXlfa2luZBgHIAEoDjIfLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuS2V5S2luZEIJCgdfa2V5X2lkIncKE0F1dGhlbnRpY2F0ZVJlcXVlc3QSKwoHc3VyZmFjZRgBIAEoDjIaLnBlcm1pdHMuY29tbW9uLnYxLlN1cmZhY2USFAoHYXBpX2tleRgCIAEoCUgAiAEBEhEKCWNsaWVudF9pcBgDIAEoCUIKCghfYXBpX2tleSJMChRBdXRoZW50aWNhdGVSZXNwb25zZRI0CglwcmluY2lwYWwYASABKAsyIS5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlByaW5jaXBhbCIyChdSZWNvdmVyTGVnYWN5S2V5UmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiKwoYUmVjb3ZlckxlZ2FjeUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiugEKBkFwaUtleRIKCgJpZBgBIAEoCRItCgRraW5kGAIgASgOMh8ucGVybWl0cy5lbnRpdGxlbWVudC52MS5LZXlLaW5kEioKBHBsYW4YAyABKA4yHC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlBsYW4SDQoFbGFiZWwYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpyZXZva2VkX2F0GAYgASgJSACIAQFCDQoLX3Jldm9rZWRfYXQiewoPSXNzdWVLZXlSZXF1ZXN0Ei0KBGtpbmQYASABKA4yHy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLktleUtpbmQSKgoEcGxhbhgCIAEoDjIcLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUGxhbhINCgVsYWJlbBgDIAEoCSJPChBJc3N1ZUtleVJlc3BvbnNlEisKA2tleRgBIAEoCzIeLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSIRCg9MaXN0S2V5c1JlcXVlc3QiQAoQTGlzdEtleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4ucGVybWl0cy5lbnRpdGxlbWVudC52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSJAChFSZXZva2VLZXlSZXNwb25zZRIrCgNrZXkYASABKAsyHi5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkFwaUtleSJyChtTZXRMb2NhbFN1YnNjcmlwdGlvblJlcXVlc3QSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEjoKBnN0YXR1cxgCIAEoDjIqLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuU3Vic2NyaXB0aW9uU3RhdHVzIh4KHFNldExvY2FsU3Vic2NyaXB0aW9uUmVzcG9uc2UqfgoEVGllchIUChBUSUVSX1VOU1BFQ0lGSUVEEAASEgoOVElFUl9BTk9OWU1PVVMQARIQCgxUSUVSX1NBTkRCT1gQAhINCglUSUVSX1RFU1QQAxIMCghUSUVSX1BSTxAEEg4KClRJRVJfU0NBTEUQBRINCglUSUVSX0ZSRUUQBip0CgdLZXlLaW5kEhgKFEtFWV9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNS0VZX0tJTkRfTElWRRABEhEKDUtFWV9LSU5EX1RFU1QQAhIUChBLRVlfS0lORF9TQU5EQk9YEAMSEwoPS0VZX0tJTkRfTEVHQUNZEAQqOgoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDAoIUExBTl9QUk8QARIOCgpQTEFOX1NDQUxFEAIqnQEKElN1YnNjcmlwdGlvblN0YXR1cxIjCh9TVUJTQ1JJUFRJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHgoaU1VCU0NSSVBUSU9OX1NUQVRVU19BQ1RJVkUQARIgChxTVUJTQ1JJUFRJT05fU1RBVFVTX1RSSUFMSU5HEAISIAocU1VCU0NSSVBUSU9OX1NUQVRVU19DQU5DRUxFRBADMpoFChJFbnRpdGxlbWVudFNlcnZpY2USaQoMQXV0aGVudGljYXRlEisucGVybWl0cy5lbnRpdGxlbWVudC52MS5BdXRoZW50aWNhdGVSZXF1ZXN0GiwucGVybWl0cy5lbnRpdGxlbWVudC52MS5BdXRoZW50aWNhdGVSZXNwb25zZRJ1ChBSZWNvdmVyTGVnYWN5S2V5Ei8ucGVybWl0cy5lbnRpdGxlbWVudC52MS5SZWNvdmVyTGVnYWN5S2V5UmVxdWVzdBowLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUmVjb3ZlckxlZ2FjeUtleVJlc3BvbnNlEl0KCElzc3VlS2V5EicucGVybWl0cy5lbnRpdGxlbWVudC52MS5Jc3N1ZUtleVJlcXVlc3QaKC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLklzc3VlS2V5UmVzcG9uc2USXQoITGlzdEtleXMSJy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkxpc3RLZXlzUmVxdWVzdBooLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuTGlzdEtleXNSZXNwb25zZRJgCglSZXZva2VLZXkSKC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlJldm9rZUtleVJlcXVlc3QaKS5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlJldm9rZUtleVJlc3BvbnNlEoEBChRTZXRMb2NhbFN1YnNjcmlwdGlvbhIzLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuU2V0TG9jYWxTdWJzY3JpcHRpb25SZXF1ZXN0GjQucGVybWl0cy5lbnRpdGxlbWVudC52MS5TZXRMb2NhbFN1YnNjcmlwdGlvblJlc3BvbnNlYgZwcm90bzM", [file_permits_common_v1_common]);
+  fileDesc("CihwZXJtaXRzL2VudGl0bGVtZW50L3YxL2VudGl0bGVtZW50LnByb3RvEhZwZXJtaXRzLmVudGl0bGVtZW50LnYxIoUCCglQcmluY2lwYWwSKwoHc3VyZmFjZRgBIAEoDjIaLnBlcm1pdHMuY29tbW9uLnYxLlN1cmZhY2USKgoEdGllchgCIAEoDjIcLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuVGllchIqCgRwbGFuGAMgASgOMhwucGVybWl0cy5lbnRpdGxlbWVudC52MS5QbGFuEg4KBmJ1Y2tldBgEIAEoCRIQCghiaWxsYWJsZRgFIAEoCBITCgZrZXlfaWQYBiABKAlIAIgBARIxCghrZXlfa2luZBgHIAEoDjIfLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuS2V5S2luZEIJCgdfa2V5X2lkIncKE0F1dGhlbnRpY2F0ZVJlcXVlc3QSKwoHc3VyZmFjZRgBIAEoDjIaLnBlcm1pdHMuY29tbW9uLnYxLlN1cmZhY2USFAoHYXBpX2tleRgCIAEoCUgAiAEBEhEKCWNsaWVudF9pcBgDIAEoCUIKCghfYXBpX2tleSJMChRBdXRoZW50aWNhdGVSZXNwb25zZRI0CglwcmluY2lwYWwYASABKAsyIS5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlByaW5jaXBhbCIyChdSZWNvdmVyTGVnYWN5S2V5UmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiKwoYUmVjb3ZlckxlZ2FjeUtleVJlc3BvbnNlEg8KB2FwaV9rZXkYASABKAkiugEKBkFwaUtleRIKCgJpZBgBIAEoCRItCgRraW5kGAIgASgOMh8ucGVybWl0cy5lbnRpdGxlbWVudC52MS5LZXlLaW5kEioKBHBsYW4YAyABKA4yHC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlBsYW4SDQoFbGFiZWwYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIXCgpyZXZva2VkX2F0GAYgASgJSACIAQFCDQoLX3Jldm9rZWRfYXQiewoPSXNzdWVLZXlSZXF1ZXN0Ei0KBGtpbmQYASABKA4yHy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLktleUtpbmQSKgoEcGxhbhgCIAEoDjIcLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUGxhbhINCgVsYWJlbBgDIAEoCSJPChBJc3N1ZUtleVJlc3BvbnNlEisKA2tleRgBIAEoCzIeLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQXBpS2V5Eg4KBnNlY3JldBgCIAEoCSIRCg9MaXN0S2V5c1JlcXVlc3QiQAoQTGlzdEtleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4ucGVybWl0cy5lbnRpdGxlbWVudC52MS5BcGlLZXkiHgoQUmV2b2tlS2V5UmVxdWVzdBIKCgJpZBgBIAEoCSJAChFSZXZva2VLZXlSZXNwb25zZRIrCgNrZXkYASABKAsyHi5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkFwaUtleSJyChtTZXRMb2NhbFN1YnNjcmlwdGlvblJlcXVlc3QSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEjoKBnN0YXR1cxgCIAEoDjIqLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuU3Vic2NyaXB0aW9uU3RhdHVzIh4KHFNldExvY2FsU3Vic2NyaXB0aW9uUmVzcG9uc2Ui8gEKDENoZWNrb3V0UGxhbhIKCgJpZBgBIAEoCRIrCgdzdXJmYWNlGAIgASgOMhoucGVybWl0cy5jb21tb24udjEuU3VyZmFjZRIqCgRwbGFuGAMgASgOMhwucGVybWl0cy5lbnRpdGxlbWVudC52MS5QbGFuEhMKC3B1cmNoYXNhYmxlGAQgASgIEhgKC3VuaXRfYW1vdW50GAUgASgDSACIAQESEAoIY3VycmVuY3kYBiABKAkSEAoIaW50ZXJ2YWwYByABKAkSGgoSdW5hdmFpbGFibGVfcmVhc29uGAggASgJQg4KDF91bml0X2Ftb3VudCIZChdHZXRDaGVja291dFBsYW5zUmVxdWVzdCJhChhHZXRDaGVja291dFBsYW5zUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSMwoFcGxhbnMYAiADKAsyJC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkNoZWNrb3V0UGxhbiJQChRTdGFydENoZWNrb3V0UmVxdWVzdBIPCgdwbGFuX2lkGAEgASgJEhMKC3N1Y2Nlc3NfdXJsGAIgASgJEhIKCmNhbmNlbF91cmwYAyABKAkiQQoVU3RhcnRDaGVja291dFJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSFAoMY2hlY2tvdXRfdXJsGAIgASgJIjIKHENvbXBsZXRlTG9jYWxDaGVja291dFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSI4Ch1Db21wbGV0ZUxvY2FsQ2hlY2tvdXRSZXNwb25zZRIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiMAoaQ2FuY2VsTG9jYWxDaGVja291dFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIdChtDYW5jZWxMb2NhbENoZWNrb3V0UmVzcG9uc2UiKwoVUmV2ZWFsQ2hlY2tvdXRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiywEKEUlzc3VlZENoZWNrb3V0S2V5EisKB3N1cmZhY2UYASABKA4yGi5wZXJtaXRzLmNvbW1vbi52MS5TdXJmYWNlEi0KBGtpbmQYAiABKA4yHy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLktleUtpbmQSKgoEcGxhbhgDIAEoDjIcLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUGxhbhIOCgZzZWNyZXQYBCABKAkSEwoGa2V5X2lkGAUgASgJSACIAQFCCQoHX2tleV9pZCKzAQoWUmV2ZWFsQ2hlY2tvdXRSZXNwb25zZRI2CgdvdXRjb21lGAEgASgOMiUucGVybWl0cy5lbnRpdGxlbWVudC52MS5SZXZlYWxPdXRjb21lEg8KB3BsYW5faWQYAiABKAkSFwoPc3Vic2NyaXB0aW9uX2lkGAMgASgJEjcKBGtleXMYBCADKAsyKS5wZXJtaXRzLmVudGl0bGVtZW50LnYxLklzc3VlZENoZWNrb3V0S2V5IkAKGkhhbmRsZVByb3ZpZGVyRXZlbnRSZXF1ZXN0Eg8KB3BheWxvYWQYASABKAwSEQoJc2lnbmF0dXJlGAIgASgJIlQKG0hhbmRsZVByb3ZpZGVyRXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJEg8KB291dGNvbWUYAyABKAkiQQoaQ3JlYXRlUG9ydGFsU2Vzc2lvblJlcXVlc3QSDwoHYXBpX2tleRgBIAEoCRISCgpyZXR1cm5fdXJsGAIgASgJIioKG0NyZWF0ZVBvcnRhbFNlc3Npb25SZXNwb25zZRILCgN1cmwYASABKAkqfgoEVGllchIUChBUSUVSX1VOU1BFQ0lGSUVEEAASEgoOVElFUl9BTk9OWU1PVVMQARIQCgxUSUVSX1NBTkRCT1gQAhINCglUSUVSX1RFU1QQAxIMCghUSUVSX1BSTxAEEg4KClRJRVJfU0NBTEUQBRINCglUSUVSX0ZSRUUQBip0CgdLZXlLaW5kEhgKFEtFWV9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNS0VZX0tJTkRfTElWRRABEhEKDUtFWV9LSU5EX1RFU1QQAhIUChBLRVlfS0lORF9TQU5EQk9YEAMSEwoPS0VZX0tJTkRfTEVHQUNZEAQqOgoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDAoIUExBTl9QUk8QARIOCgpQTEFOX1NDQUxFEAIqnQEKElN1YnNjcmlwdGlvblN0YXR1cxIjCh9TVUJTQ1JJUFRJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHgoaU1VCU0NSSVBUSU9OX1NUQVRVU19BQ1RJVkUQARIgChxTVUJTQ1JJUFRJT05fU1RBVFVTX1RSSUFMSU5HEAISIAocU1VCU0NSSVBUSU9OX1NUQVRVU19DQU5DRUxFRBADKogBCg1SZXZlYWxPdXRjb21lEh4KGlJFVkVBTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGAoUUkVWRUFMX09VVENPTUVfU0hPV04QARIgChxSRVZFQUxfT1VUQ09NRV9BTFJFQURZX1NIT1dOEAISGwoXUkVWRUFMX09VVENPTUVfTk9UX1BBSUQQAzL3CwoSRW50aXRsZW1lbnRTZXJ2aWNlEmkKDEF1dGhlbnRpY2F0ZRIrLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQXV0aGVudGljYXRlUmVxdWVzdBosLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQXV0aGVudGljYXRlUmVzcG9uc2USdQoQUmVjb3ZlckxlZ2FjeUtleRIvLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUmVjb3ZlckxlZ2FjeUtleVJlcXVlc3QaMC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlJlY292ZXJMZWdhY3lLZXlSZXNwb25zZRJdCghJc3N1ZUtleRInLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuSXNzdWVLZXlSZXF1ZXN0GigucGVybWl0cy5lbnRpdGxlbWVudC52MS5Jc3N1ZUtleVJlc3BvbnNlEl0KCExpc3RLZXlzEicucGVybWl0cy5lbnRpdGxlbWVudC52MS5MaXN0S2V5c1JlcXVlc3QaKC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkxpc3RLZXlzUmVzcG9uc2USYAoJUmV2b2tlS2V5EigucGVybWl0cy5lbnRpdGxlbWVudC52MS5SZXZva2VLZXlSZXF1ZXN0GikucGVybWl0cy5lbnRpdGxlbWVudC52MS5SZXZva2VLZXlSZXNwb25zZRKBAQoUU2V0TG9jYWxTdWJzY3JpcHRpb24SMy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlNldExvY2FsU3Vic2NyaXB0aW9uUmVxdWVzdBo0LnBlcm1pdHMuZW50aXRsZW1lbnQudjEuU2V0TG9jYWxTdWJzY3JpcHRpb25SZXNwb25zZRJ1ChBHZXRDaGVja291dFBsYW5zEi8ucGVybWl0cy5lbnRpdGxlbWVudC52MS5HZXRDaGVja291dFBsYW5zUmVxdWVzdBowLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuR2V0Q2hlY2tvdXRQbGFuc1Jlc3BvbnNlEmwKDVN0YXJ0Q2hlY2tvdXQSLC5wZXJtaXRzLmVudGl0bGVtZW50LnYxLlN0YXJ0Q2hlY2tvdXRSZXF1ZXN0Gi0ucGVybWl0cy5lbnRpdGxlbWVudC52MS5TdGFydENoZWNrb3V0UmVzcG9uc2UShAEKFUNvbXBsZXRlTG9jYWxDaGVja291dBI0LnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQ29tcGxldGVMb2NhbENoZWNrb3V0UmVxdWVzdBo1LnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQ29tcGxldGVMb2NhbENoZWNrb3V0UmVzcG9uc2USfgoTQ2FuY2VsTG9jYWxDaGVja291dBIyLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQ2FuY2VsTG9jYWxDaGVja291dFJlcXVlc3QaMy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkNhbmNlbExvY2FsQ2hlY2tvdXRSZXNwb25zZRJvCg5SZXZlYWxDaGVja291dBItLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuUmV2ZWFsQ2hlY2tvdXRSZXF1ZXN0Gi4ucGVybWl0cy5lbnRpdGxlbWVudC52MS5SZXZlYWxDaGVja291dFJlc3BvbnNlEn4KE0hhbmRsZVByb3ZpZGVyRXZlbnQSMi5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkhhbmRsZVByb3ZpZGVyRXZlbnRSZXF1ZXN0GjMucGVybWl0cy5lbnRpdGxlbWVudC52MS5IYW5kbGVQcm92aWRlckV2ZW50UmVzcG9uc2USfgoTQ3JlYXRlUG9ydGFsU2Vzc2lvbhIyLnBlcm1pdHMuZW50aXRsZW1lbnQudjEuQ3JlYXRlUG9ydGFsU2Vzc2lvblJlcXVlc3QaMy5wZXJtaXRzLmVudGl0bGVtZW50LnYxLkNyZWF0ZVBvcnRhbFNlc3Npb25SZXNwb25zZWIGcHJvdG8z", [file_permits_common_v1_common]);
 
 /**
  * @generated from message permits.entitlement.v1.Principal
@@ -336,6 +336,408 @@ export const SetLocalSubscriptionResponseSchema: GenMessage<SetLocalSubscription
   messageDesc(file_permits_entitlement_v1_entitlement, 13);
 
 /**
+ * A plan sold at checkout, e.g. "stormwater_pro", "stormwater_scale", "nwp_pro".
+ *
+ * @generated from message permits.entitlement.v1.CheckoutPlan
+ */
+export type CheckoutPlan = Message<"permits.entitlement.v1.CheckoutPlan"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: permits.common.v1.Surface surface = 2;
+   */
+  surface: Surface;
+
+  /**
+   * @generated from field: permits.entitlement.v1.Plan plan = 3;
+   */
+  plan: Plan;
+
+  /**
+   * @generated from field: bool purchasable = 4;
+   */
+  purchasable: boolean;
+
+  /**
+   * The price in the currency's minor unit (cents), as the provider states it; absent when unknown.
+   *
+   * @generated from field: optional int64 unit_amount = 5;
+   */
+  unitAmount?: bigint | undefined;
+
+  /**
+   * ISO 4217, lowercase as Stripe writes it (usd).
+   *
+   * @generated from field: string currency = 6;
+   */
+  currency: string;
+
+  /**
+   * Billing interval: month, year, ...
+   *
+   * @generated from field: string interval = 7;
+   */
+  interval: string;
+
+  /**
+   * Why the plan cannot be bought now, in plain words; empty when purchasable.
+   *
+   * @generated from field: string unavailable_reason = 8;
+   */
+  unavailableReason: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CheckoutPlan.
+ * Use `create(CheckoutPlanSchema)` to create a new message.
+ */
+export const CheckoutPlanSchema: GenMessage<CheckoutPlan> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 14);
+
+/**
+ * @generated from message permits.entitlement.v1.GetCheckoutPlansRequest
+ */
+export type GetCheckoutPlansRequest = Message<"permits.entitlement.v1.GetCheckoutPlansRequest"> & {
+};
+
+/**
+ * Describes the message permits.entitlement.v1.GetCheckoutPlansRequest.
+ * Use `create(GetCheckoutPlansRequestSchema)` to create a new message.
+ */
+export const GetCheckoutPlansRequestSchema: GenMessage<GetCheckoutPlansRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 15);
+
+/**
+ * @generated from message permits.entitlement.v1.GetCheckoutPlansResponse
+ */
+export type GetCheckoutPlansResponse = Message<"permits.entitlement.v1.GetCheckoutPlansResponse"> & {
+  /**
+   * "local" or "stripe".
+   *
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: repeated permits.entitlement.v1.CheckoutPlan plans = 2;
+   */
+  plans: CheckoutPlan[];
+};
+
+/**
+ * Describes the message permits.entitlement.v1.GetCheckoutPlansResponse.
+ * Use `create(GetCheckoutPlansResponseSchema)` to create a new message.
+ */
+export const GetCheckoutPlansResponseSchema: GenMessage<GetCheckoutPlansResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 16);
+
+/**
+ * @generated from message permits.entitlement.v1.StartCheckoutRequest
+ */
+export type StartCheckoutRequest = Message<"permits.entitlement.v1.StartCheckoutRequest"> & {
+  /**
+   * @generated from field: string plan_id = 1;
+   */
+  planId: string;
+
+  /**
+   * Where the provider sends the buyer after paying; "{CHECKOUT_SESSION_ID}" is replaced by the session id.
+   *
+   * @generated from field: string success_url = 2;
+   */
+  successUrl: string;
+
+  /**
+   * Where the provider sends a buyer who gives up.
+   *
+   * @generated from field: string cancel_url = 3;
+   */
+  cancelUrl: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.StartCheckoutRequest.
+ * Use `create(StartCheckoutRequestSchema)` to create a new message.
+ */
+export const StartCheckoutRequestSchema: GenMessage<StartCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 17);
+
+/**
+ * @generated from message permits.entitlement.v1.StartCheckoutResponse
+ */
+export type StartCheckoutResponse = Message<"permits.entitlement.v1.StartCheckoutResponse"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string checkout_url = 2;
+   */
+  checkoutUrl: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.StartCheckoutResponse.
+ * Use `create(StartCheckoutResponseSchema)` to create a new message.
+ */
+export const StartCheckoutResponseSchema: GenMessage<StartCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 18);
+
+/**
+ * @generated from message permits.entitlement.v1.CompleteLocalCheckoutRequest
+ */
+export type CompleteLocalCheckoutRequest = Message<"permits.entitlement.v1.CompleteLocalCheckoutRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CompleteLocalCheckoutRequest.
+ * Use `create(CompleteLocalCheckoutRequestSchema)` to create a new message.
+ */
+export const CompleteLocalCheckoutRequestSchema: GenMessage<CompleteLocalCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 19);
+
+/**
+ * @generated from message permits.entitlement.v1.CompleteLocalCheckoutResponse
+ */
+export type CompleteLocalCheckoutResponse = Message<"permits.entitlement.v1.CompleteLocalCheckoutResponse"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CompleteLocalCheckoutResponse.
+ * Use `create(CompleteLocalCheckoutResponseSchema)` to create a new message.
+ */
+export const CompleteLocalCheckoutResponseSchema: GenMessage<CompleteLocalCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 20);
+
+/**
+ * @generated from message permits.entitlement.v1.CancelLocalCheckoutRequest
+ */
+export type CancelLocalCheckoutRequest = Message<"permits.entitlement.v1.CancelLocalCheckoutRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CancelLocalCheckoutRequest.
+ * Use `create(CancelLocalCheckoutRequestSchema)` to create a new message.
+ */
+export const CancelLocalCheckoutRequestSchema: GenMessage<CancelLocalCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 21);
+
+/**
+ * @generated from message permits.entitlement.v1.CancelLocalCheckoutResponse
+ */
+export type CancelLocalCheckoutResponse = Message<"permits.entitlement.v1.CancelLocalCheckoutResponse"> & {
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CancelLocalCheckoutResponse.
+ * Use `create(CancelLocalCheckoutResponseSchema)` to create a new message.
+ */
+export const CancelLocalCheckoutResponseSchema: GenMessage<CancelLocalCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 22);
+
+/**
+ * @generated from message permits.entitlement.v1.RevealCheckoutRequest
+ */
+export type RevealCheckoutRequest = Message<"permits.entitlement.v1.RevealCheckoutRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.RevealCheckoutRequest.
+ * Use `create(RevealCheckoutRequestSchema)` to create a new message.
+ */
+export const RevealCheckoutRequestSchema: GenMessage<RevealCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 23);
+
+/**
+ * @generated from message permits.entitlement.v1.IssuedCheckoutKey
+ */
+export type IssuedCheckoutKey = Message<"permits.entitlement.v1.IssuedCheckoutKey"> & {
+  /**
+   * @generated from field: permits.common.v1.Surface surface = 1;
+   */
+  surface: Surface;
+
+  /**
+   * @generated from field: permits.entitlement.v1.KeyKind kind = 2;
+   */
+  kind: KeyKind;
+
+  /**
+   * @generated from field: permits.entitlement.v1.Plan plan = 3;
+   */
+  plan: Plan;
+
+  /**
+   * @generated from field: string secret = 4;
+   */
+  secret: string;
+
+  /**
+   * Absent for the document 2 key, which is derived rather than stored.
+   *
+   * @generated from field: optional string key_id = 5;
+   */
+  keyId?: string | undefined;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.IssuedCheckoutKey.
+ * Use `create(IssuedCheckoutKeySchema)` to create a new message.
+ */
+export const IssuedCheckoutKeySchema: GenMessage<IssuedCheckoutKey> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 24);
+
+/**
+ * @generated from message permits.entitlement.v1.RevealCheckoutResponse
+ */
+export type RevealCheckoutResponse = Message<"permits.entitlement.v1.RevealCheckoutResponse"> & {
+  /**
+   * @generated from field: permits.entitlement.v1.RevealOutcome outcome = 1;
+   */
+  outcome: RevealOutcome;
+
+  /**
+   * @generated from field: string plan_id = 2;
+   */
+  planId: string;
+
+  /**
+   * The receipt's subscription id (document 2 keys are reissued with it at /recover).
+   *
+   * @generated from field: string subscription_id = 3;
+   */
+  subscriptionId: string;
+
+  /**
+   * @generated from field: repeated permits.entitlement.v1.IssuedCheckoutKey keys = 4;
+   */
+  keys: IssuedCheckoutKey[];
+};
+
+/**
+ * Describes the message permits.entitlement.v1.RevealCheckoutResponse.
+ * Use `create(RevealCheckoutResponseSchema)` to create a new message.
+ */
+export const RevealCheckoutResponseSchema: GenMessage<RevealCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 25);
+
+/**
+ * @generated from message permits.entitlement.v1.HandleProviderEventRequest
+ */
+export type HandleProviderEventRequest = Message<"permits.entitlement.v1.HandleProviderEventRequest"> & {
+  /**
+   * The request body exactly as received.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+
+  /**
+   * The Stripe-Signature header.
+   *
+   * @generated from field: string signature = 2;
+   */
+  signature: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.HandleProviderEventRequest.
+ * Use `create(HandleProviderEventRequestSchema)` to create a new message.
+ */
+export const HandleProviderEventRequestSchema: GenMessage<HandleProviderEventRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 26);
+
+/**
+ * @generated from message permits.entitlement.v1.HandleProviderEventResponse
+ */
+export type HandleProviderEventResponse = Message<"permits.entitlement.v1.HandleProviderEventResponse"> & {
+  /**
+   * @generated from field: string event_id = 1;
+   */
+  eventId: string;
+
+  /**
+   * @generated from field: string event_type = 2;
+   */
+  eventType: string;
+
+  /**
+   * What was done, e.g. "issued", "already issued", "revoked 1 key", "ignored".
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.HandleProviderEventResponse.
+ * Use `create(HandleProviderEventResponseSchema)` to create a new message.
+ */
+export const HandleProviderEventResponseSchema: GenMessage<HandleProviderEventResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 27);
+
+/**
+ * @generated from message permits.entitlement.v1.CreatePortalSessionRequest
+ */
+export type CreatePortalSessionRequest = Message<"permits.entitlement.v1.CreatePortalSessionRequest"> & {
+  /**
+   * A key issued at checkout (document 1 live key or document 2 key): it proves the buyer.
+   *
+   * @generated from field: string api_key = 1;
+   */
+  apiKey: string;
+
+  /**
+   * @generated from field: string return_url = 2;
+   */
+  returnUrl: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CreatePortalSessionRequest.
+ * Use `create(CreatePortalSessionRequestSchema)` to create a new message.
+ */
+export const CreatePortalSessionRequestSchema: GenMessage<CreatePortalSessionRequest> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 28);
+
+/**
+ * @generated from message permits.entitlement.v1.CreatePortalSessionResponse
+ */
+export type CreatePortalSessionResponse = Message<"permits.entitlement.v1.CreatePortalSessionResponse"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message permits.entitlement.v1.CreatePortalSessionResponse.
+ * Use `create(CreatePortalSessionResponseSchema)` to create a new message.
+ */
+export const CreatePortalSessionResponseSchema: GenMessage<CreatePortalSessionResponse> = /*@__PURE__*/
+  messageDesc(file_permits_entitlement_v1_entitlement, 29);
+
+/**
  * @generated from enum permits.entitlement.v1.Tier
  */
 export enum Tier {
@@ -477,6 +879,43 @@ export const SubscriptionStatusSchema: GenEnum<SubscriptionStatus> = /*@__PURE__
   enumDesc(file_permits_entitlement_v1_entitlement, 3);
 
 /**
+ * @generated from enum permits.entitlement.v1.RevealOutcome
+ */
+export enum RevealOutcome {
+  /**
+   * @generated from enum value: REVEAL_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The keys are in this answer, for the only time.
+   *
+   * @generated from enum value: REVEAL_OUTCOME_SHOWN = 1;
+   */
+  SHOWN = 1,
+
+  /**
+   * The keys were shown before; they are not shown again.
+   *
+   * @generated from enum value: REVEAL_OUTCOME_ALREADY_SHOWN = 2;
+   */
+  ALREADY_SHOWN = 2,
+
+  /**
+   * The provider has not confirmed payment yet.
+   *
+   * @generated from enum value: REVEAL_OUTCOME_NOT_PAID = 3;
+   */
+  NOT_PAID = 3,
+}
+
+/**
+ * Describes the enum permits.entitlement.v1.RevealOutcome.
+ */
+export const RevealOutcomeSchema: GenEnum<RevealOutcome> = /*@__PURE__*/
+  enumDesc(file_permits_entitlement_v1_entitlement, 4);
+
+/**
  * Who a key is: tier, plan, bucket and billability, for each public surface.
  *
  * @generated from service permits.entitlement.v1.EntitlementService
@@ -535,6 +974,76 @@ export const EntitlementService: GenService<{
     methodKind: "unary";
     input: typeof SetLocalSubscriptionRequestSchema;
     output: typeof SetLocalSubscriptionResponseSchema;
+  },
+  /**
+   * Checkout (issue 32): the purchasable plans with their prices, as configured.
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.GetCheckoutPlans
+   */
+  getCheckoutPlans: {
+    methodKind: "unary";
+    input: typeof GetCheckoutPlansRequestSchema;
+    output: typeof GetCheckoutPlansResponseSchema;
+  },
+  /**
+   * Starts a checkout session for one plan; answers where to send the buyer.
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.StartCheckout
+   */
+  startCheckout: {
+    methodKind: "unary";
+    input: typeof StartCheckoutRequestSchema;
+    output: typeof StartCheckoutResponseSchema;
+  },
+  /**
+   * The local provider's confirmation: marks a local session paid (PAYMENT_PROVIDER=local only).
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.CompleteLocalCheckout
+   */
+  completeLocalCheckout: {
+    methodKind: "unary";
+    input: typeof CompleteLocalCheckoutRequestSchema;
+    output: typeof CompleteLocalCheckoutResponseSchema;
+  },
+  /**
+   * The local provider's stand-in for the customer portal: cancels a local session's subscription.
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.CancelLocalCheckout
+   */
+  cancelLocalCheckout: {
+    methodKind: "unary";
+    input: typeof CancelLocalCheckoutRequestSchema;
+    output: typeof CancelLocalCheckoutResponseSchema;
+  },
+  /**
+   * The success page: fulfils the session if nothing did yet, and hands its keys out once.
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.RevealCheckout
+   */
+  revealCheckout: {
+    methodKind: "unary";
+    input: typeof RevealCheckoutRequestSchema;
+    output: typeof RevealCheckoutResponseSchema;
+  },
+  /**
+   * A payment provider event (Stripe webhook): verified with the signing secret, then applied once.
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.HandleProviderEvent
+   */
+  handleProviderEvent: {
+    methodKind: "unary";
+    input: typeof HandleProviderEventRequestSchema;
+    output: typeof HandleProviderEventResponseSchema;
+  },
+  /**
+   * Where the holder of a checkout key manages or cancels its subscription (Stripe's customer portal).
+   *
+   * @generated from rpc permits.entitlement.v1.EntitlementService.CreatePortalSession
+   */
+  createPortalSession: {
+    methodKind: "unary";
+    input: typeof CreatePortalSessionRequestSchema;
+    output: typeof CreatePortalSessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_permits_entitlement_v1_entitlement, 0);
