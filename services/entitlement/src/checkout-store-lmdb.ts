@@ -6,7 +6,7 @@
 //   ls:<session>    LocalSession        lsub:<session> its subscription id, once confirmed
 import type { Database, RootDatabase } from "lmdb";
 import { parseFulfilment, parseLocalSession, type CheckoutStore, type Fulfilment, type LocalSession, type TakeSealed } from "./checkout-store.js";
-import type { StoredKey } from "./store.js";
+import type { StoredKey } from "./stored-key.js";
 
 export class LmdbCheckoutStore implements CheckoutStore {
   constructor(

@@ -9,7 +9,7 @@
 // The claim and the take are Lua scripts: one atomic step each on the server, across replicas.
 import type { createClient } from "redis";
 import { parseFulfilment, parseLocalSession, type CheckoutStore, type Fulfilment, type LocalSession, type TakeSealed } from "./checkout-store.js";
-import type { StoredKey } from "./store.js";
+import type { StoredKey } from "./stored-key.js";
 
 type Client = ReturnType<typeof createClient>;
 

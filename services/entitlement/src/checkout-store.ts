@@ -3,7 +3,7 @@
 // issue once between them. The keys' plaintexts wait, sealed, until the success page shows them
 // once; then only their digests remain (the StoredKey records).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import type { StoredKey } from "./store.js";
+import type { StoredKey } from "./stored-key.js";
 
 export interface Fulfilment {
   sessionId: string;

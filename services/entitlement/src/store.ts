@@ -2,23 +2,11 @@
 // Two backends (LMDB, Redis) implement this one interface and pass one test suite.
 import type { CheckoutStore } from "./checkout-store.js";
 
-export type KeyKindName = "live" | "test";
-export type PlanName = "pro" | "scale";
+import type { KeyKindName, PlanName, StoredKey } from "./stored-key.js";
+
+export type { PlanName, StoredKey };
 export type LocalSubscriptionStatus = "active" | "trialing" | "canceled";
-
 export const LOCAL_SUBSCRIPTION_STATUSES: readonly LocalSubscriptionStatus[] = ["active", "trialing", "canceled"];
-
-export interface StoredKey {
-  id: string;
-  kind: KeyKindName;
-  /** Live keys only; test keys have no plan. */
-  plan: PlanName | null;
-  label: string;
-  /** SHA-256 hex of the full key; the plaintext is never stored. */
-  hash: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
 
 /** The store could not be reached (Redis away or silent): temporary, and no verdict on the data. */
 export class StoreUnavailableError extends Error {
