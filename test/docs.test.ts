@@ -154,7 +154,8 @@ function sourceFiles(dir: string): string[] {
 /** Every environment variable the code reads: `env.X`, `env["X"]`, a readEnv spec `X: validator({ default`, `read(env, "X")`, and `X_FILE` beside a variable read with its file form. */
 function variablesTheCodeReads(): Set<string> {
   const names = new Set<string>();
-  const dirs = [...readdirSync(path.join(ROOT, "services")).map((s) => `services/${s}/src`), "gateway/src"].filter((d) => existsSync(path.join(ROOT, d)));
+  const workspaces = (parent: string) => readdirSync(path.join(ROOT, parent)).map((s) => `${parent}/${s}/src`);
+  const dirs = [...workspaces("services"), ...workspaces("packages"), "gateway/src"].filter((d) => existsSync(path.join(ROOT, d)));
   for (const file of dirs.flatMap(sourceFiles)) {
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(/\benv\??\.([A-Z][A-Z0-9_]*)\b|\benv\[\s*"([A-Z][A-Z0-9_]*)"\s*\]|\b([A-Z][A-Z0-9_]*)\s*:\s*[A-Za-z]+\(\{\s*default\b|\(\s*(?:ctx\.)?env\s*,\s*"([A-Z][A-Z0-9_]*)"/g)) {
@@ -200,7 +201,8 @@ describe("docs/configuration.md", () => {
     };
     for (const [name, value] of Object.entries(readGatewayConfig({}))) {
       if (name === "PORT") expected[name] = value as number;
-      else if (value === undefined) expected[name] = "unset";
+      // TRUST_PROXY's `false` is "no proxy": the page says unset.
+      else if (value === undefined || value === false) expected[name] = "unset";
       else expected[name] = value as string | number;
     }
     expect(Object.keys(expected).length).toBeGreaterThan(20);
