@@ -39,17 +39,25 @@ describe("access control is attached only to the routes that ask for it", () => 
     expect(await send(method, url)).toEqual({ status: 200, calls: [], limit: undefined, policy: undefined });
   });
 
-  it.each(["GET", "HEAD"] as const)("%s /api/v1/jurisdictions: identified once, one decision, the anonymous tier's headers", async (method) => {
+  // A caller without a key is identified in the gateway itself (no key check to make).
+  it.each(["GET", "HEAD"] as const)("%s /api/v1/jurisdictions: identified without the key store, one decision, the anonymous tier's headers", async (method) => {
     expect(await send(method, "/api/v1/jurisdictions")).toEqual({
       status: 200,
-      calls: ["EntitlementService.Authenticate", "RateLimitService.Decide"],
+      calls: ["RateLimitService.Decide"],
       limit: "4",
       policy: '"minute";q=4;w=60, "day";q=20;w=86400',
     });
   });
 
   it("GET /api/v1/usage (noSpend): identified, the standing read, nothing decided", async () => {
-    expect(await send("GET", "/api/v1/usage")).toMatchObject({ status: 200, calls: ["EntitlementService.Authenticate", "RateLimitService.GetUsage"], limit: "4" });
+    expect(await send("GET", "/api/v1/usage")).toMatchObject({ status: 200, calls: ["RateLimitService.GetUsage"], limit: "4" });
+  });
+
+  it("a call with a key is checked by the key store (a refused key gets the address's standing, nothing spent)", async () => {
+    accessCalls.length = 0;
+    const res = await gw.app.inject({ method: "GET", url: "/api/v1/jurisdictions", headers: { authorization: "Bearer svc_live_notakey" }, remoteAddress: "192.0.2.29" });
+    expect(res.statusCode).toBe(401);
+    expect(accessCalls).toEqual(["EntitlementService.Authenticate", "RateLimitService.GetUsage"]);
   });
 
   it("the route table's 405 guard of a metered path runs no access control", async () => {
@@ -62,7 +70,7 @@ describe("the onRoute hook", () => {
   /** The hooks each added route ends up with, as a later onRoute hook sees them. */
   async function routesOf(add: (app: FastifyInstance) => void) {
     const app = fastify();
-    await app.register(accessControl, {} as AppDeps); // wiring only: no request is sent
+    await app.register(accessControl, { config: { SANDBOX_KEY: "svc_sandbox_public" } } as AppDeps); // wiring only: no request is sent
     const seen: Record<string, { onRequest: number; onSend: number }> = {};
     const count = (h: unknown) => (h === undefined ? 0 : Array.isArray(h) ? h.length : 1);
     app.addHook("onRoute", (r) => {
