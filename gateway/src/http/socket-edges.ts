@@ -95,7 +95,8 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
   // CONNECT (a tunnel request): no route serves it; answer 405 instead of closing silently.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
     const p = new Problem("method_not_allowed", "CONNECT is not served: this is an API, not a proxy.", { headers: { allow: "GET, POST" } });
-    endAfterDraining(socket, rawAnswer(p, surfaceOf()(req.url ?? "/"), requestIdFor(req)));
+    // After the answer to a request pipelined before it on this connection.
+    answerAfterInFlight(socket, () => endAfterDraining(socket, rawAnswer(p, surfaceOf()(req.url ?? "/"), requestIdFor(req))));
   });
 
   // An Expect other than 100-continue cannot be met: the contract's 417, not Node's empty one.
