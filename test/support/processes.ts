@@ -1,7 +1,7 @@
 // The distributed deployment as real processes: four services and the gateway, each from its
 // built output (npm run start:* runs the same files), on free loopback ports, HTTP/2 between them.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -80,6 +80,15 @@ export interface GatewayProcess {
  * with its own state folder, ready when this resolves. `root`: a tree holding the built output.
  */
 export async function startGatewayProcess(env: Record<string, string> = {}, root = ROOT): Promise<GatewayProcess> {
+  // As startDistributed: a start whose process lost its port to another test's is made again.
+  for (let attempt = 1; ; attempt++) {
+    const g = await startGatewayProcessOnce(env, root);
+    if (listensOn(g.proc.child.pid, g.port) || attempt === 3) return g;
+    g.stop();
+  }
+}
+
+async function startGatewayProcessOnce(env: Record<string, string>, root: string): Promise<GatewayProcess> {
   if (root === ROOT) ensureBuilt();
   const port = await freePort();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
@@ -121,8 +130,53 @@ export function ensureBuilt(): void {
   built = true;
 }
 
-/** `root`: a tree holding the built output (this checkout, or a production copy of it). */
+/**
+ * `root`: a tree holding the built output (this checkout, or a production copy of it). A free
+ * port can be taken by another test's process between freePort() and the child's listen: the
+ * child then exits, and the readiness check may be answered by that other process. Such a start
+ * is thrown away and made again on new ports.
+ */
 export async function startDistributed(env: Record<string, string> = {}, root = ROOT): Promise<Distributed> {
+  for (let attempt = 1; ; attempt++) {
+    const d = await startDistributedOnce(env, root);
+    const ports = [...Object.values(d.serviceUrls), d.baseUrl].map((u) => Number(new URL(u).port));
+    if (d.procs.every((p, i) => listensOn(p.child.pid, ports[i])) || attempt === 3) return d;
+    await d.close();
+  }
+}
+
+/**
+ * Whether process `pid` holds the listening socket of `port` (Linux: /proc/net/tcp and the
+ * process's descriptors); true where /proc cannot tell.
+ */
+export function listensOn(pid: number | undefined, port: number): boolean {
+  if (pid === undefined) return false;
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address ends with the port; state 0A is LISTEN; field 9 is the socket's inode.
+      if (f.length > 9 && f[1].endsWith(hexPort) && f[3] === "0A") inodes.add(f[9]);
+    }
+  }
+  if (inodes.size === 0) return !existsSync("/proc/net/tcp");
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        return m !== null && inodes.has(m[1]);
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+async function startDistributedOnce(env: Record<string, string>, root: string): Promise<Distributed> {
   if (root === ROOT) ensureBuilt();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const common = { STATE_DIR: stateDir, REDIS_URL: "", INTERNAL_TOKENS: TEST_INTERNAL_TOKENS, GATEWAY_TOKEN: TEST_TOKENS.gateway, ...env };
