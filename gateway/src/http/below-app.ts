@@ -2,29 +2,13 @@
 // refuses (Fastify's clientErrorHandler), URLs Fastify cannot decode (frameworkErrors), and
 // requests that arrive while the gateway drains. Each carries a request id and the error
 // vocabulary of the surface its path names (the stormwater surface's when it cannot be read).
-import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import fp from "fastify-plugin";
 import { Problem, type Surface, type SurfaceOfPath } from "./problems.js";
 import { requestIdFor } from "./request-id.js";
-import { answerAfterInFlight, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, endAfterDraining, rawAnswer } from "./socket-edges.js";
+import { answerAfterInFlight, discardBody, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS, endAfterDraining, pathOfRawRequest, rawAnswer } from "./socket-edges.js";
 
-
-/**
- * The path of the request the parser refused: the last request line at or before the byte where
- * it stopped (a packet may hold pipelined requests before it); "/" when none can be read.
- */
-function pathOfRawRequest(raw: unknown, bytesParsed: number | undefined): string {
-  if (!Buffer.isBuffer(raw)) return "/";
-  const text = raw.subarray(0, 64 * 1024).toString("latin1");
-  let path = "/";
-  for (const m of text.matchAll(/(?:^|\n)[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ \r\n]*)/g)) {
-    if (bytesParsed !== undefined && m.index > bytesParsed) break;
-    path = m[1];
-  }
-  return path;
-}
 
 /** Node's parser refused the request: answer in the contract and close the connection. */
 export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
@@ -61,32 +45,6 @@ function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unkn
   void discardBody(raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then((drained) => {
     if (!drained) reply.header("connection", "close");
     done();
-  });
-}
-
-/** Reads a request's remaining body and drops it; false if it ran past `limit` bytes or `timeoutMs`. */
-function discardBody(raw: IncomingMessage, limit: number, timeoutMs: number): Promise<boolean> {
-  if (raw.complete || raw.destroyed) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    let seen = 0;
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      raw.off("data", onData);
-      raw.off("end", onEnd);
-      raw.off("error", onEnd);
-      if (!ok) raw.pause();
-      resolve(ok);
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > limit) finish(false);
-    };
-    const onEnd = () => finish(true);
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    raw.on("data", onData);
-    raw.on("end", onEnd);
-    raw.on("error", onEnd);
-    raw.resume();
   });
 }
 

@@ -115,19 +115,7 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
     // The whole answer goes out now (a client waiting before it sends its body reads it); the
     // connection closes once a body sent anyway is read and dropped, so its sender is not reset.
     res.write(body);
-    let seen = 0;
-    const finish = () => {
-      clearTimeout(timer);
-      if (!res.writableEnded) res.end();
-    };
-    const timer = setTimeout(finish, DRAIN_TIMEOUT_MS);
-    timer.unref();
-    req.on("data", (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > DRAIN_LIMIT_BYTES) finish();
-    });
-    req.once("end", finish);
-    req.once("error", finish);
+    void discardBody(req, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then(() => res.end());
   });
 
   // 100 Continue only when this request is the one being answered: Node would otherwise write it
@@ -223,11 +211,50 @@ function refuse(socket: Socket, surfaceOf: () => SurfaceOfPath, p: Problem): voi
     if (answered) return;
     answered = true;
     clearTimeout(timer);
-    const line = first ? first.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] : "";
-    const target = line.split(" ")[1] ?? "/";
-    endAfterDraining(socket, rawAnswer(p, surfaceOf()(target.startsWith("/") ? target : "/"), requestIdFor({ headers: {} } as IncomingMessage)));
+    endAfterDraining(socket, rawAnswer(p, surfaceOf()(pathOfRawRequest(first, undefined)), requestIdFor({ headers: {} } as IncomingMessage)));
   };
   const timer = setTimeout(() => answer(), FIRST_PACKET_WAIT_MS);
   timer.unref();
   socket.once("data", (chunk: Buffer) => answer(chunk));
+}
+
+/**
+ * The path of the request the parser refused: the last request line at or before the byte where
+ * it stopped (a packet may hold pipelined requests before it); "/" when none can be read.
+ */
+export function pathOfRawRequest(raw: unknown, bytesParsed: number | undefined): string {
+  if (!Buffer.isBuffer(raw)) return "/";
+  const text = raw.subarray(0, 64 * 1024).toString("latin1");
+  let path = "/";
+  for (const m of text.matchAll(/(?:^|\n)[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^ \r\n]*)/g)) {
+    if (bytesParsed !== undefined && m.index > bytesParsed) break;
+    path = m[1];
+  }
+  return path;
+}
+
+/** Reads a request's remaining body and drops it; false if it ran past `limit` bytes or `timeoutMs`. */
+export function discardBody(raw: IncomingMessage, limit: number, timeoutMs: number): Promise<boolean> {
+  if (raw.complete || raw.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      raw.off("data", onData);
+      raw.off("end", onEnd);
+      raw.off("error", onEnd);
+      if (!ok) raw.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    raw.on("data", onData);
+    raw.on("end", onEnd);
+    raw.on("error", onEnd);
+    raw.resume();
+  });
 }
