@@ -65,6 +65,36 @@ describe("headers Node checks before the application", () => {
   });
 });
 
+describe("a path that cannot be decoded, with a body", () => {
+  // A gateway of its own: the connection caps of the others would refuse some of these 20.
+  let open: GatewayProcess;
+  beforeAll(async () => {
+    open = await startGatewayProcess({ TIERS_FILE: generousTiersFile() });
+  }, 30_000);
+  afterAll(() => open?.stop());
+
+  it("is a 400 invalid_request read to the end of its body (3 MB), never a reset, every time", async () => {
+    const body = "x".repeat(3 * 1024 * 1024);
+    const request = `POST /api/v1/jurisdictions/%E0%A4%A HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+    for (let i = 0; i < 20; i++) {
+      const a = await sendRaw(open.port, request, { timeoutMs: 10_000 });
+      expect(isAnswer(a) ? errorOf(a) : a).toEqual({ status: 400, code: "invalid_request" });
+    }
+  }, 60_000);
+
+  it("is answered only once the body has arrived (so the client is never cut off while it sends)", async () => {
+    const s = net.connect(open.port, "127.0.0.1");
+    let got = "";
+    s.on("data", (c) => (got += c.toString("latin1")));
+    s.write("POST /api/v1/jurisdictions/%E0%A4%A HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nConnection: close\r\n\r\n12345");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got).toBe("");
+    s.write("67890");
+    await new Promise((r) => s.on("close", r));
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+  });
+});
+
 describe("pipelining", () => {
   it("a valid request before malformed bytes in one packet gets its answer, then the 400", async () => {
     const text = await new Promise<string>((resolve) => {

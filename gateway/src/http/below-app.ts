@@ -34,28 +34,36 @@ export function clientErrorHandler(surfaceOf: () => SurfaceOfPath) {
 }
 
 /**
- * An answer sent before the body was read (a refused key, a 413, a wrong method) waits until the
- * rest of the body is read and dropped, up to the drain bound, so the client is not reset while
- * it still sends; past the bound the connection closes after the answer.
+ * An answer sent before the body was read (a refused key, a 413, a wrong method, a path that
+ * cannot be decoded) waits until the rest of the body is read and dropped, up to the drain bound,
+ * so the client is not reset while it still sends; past the bound the connection closes after
+ * the answer.
  */
-function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction): void {
+function afterUnreadBody(req: FastifyRequest, reply: FastifyReply, then: () => void): void {
   const raw = req.raw;
   const declaresBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
-  if (!declaresBody || raw.complete || raw.readableEnded || raw.destroyed) return done();
+  if (!declaresBody || raw.complete || raw.readableEnded || raw.destroyed) return then();
   void discardBody(raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS).then((drained) => {
     if (!drained) reply.header("connection", "close");
-    done();
+    then();
   });
 }
 
-/** A URL Fastify cannot decode (bad percent-encoding): a 400 in the path's vocabulary. */
+function drainUnreadBody(req: FastifyRequest, reply: FastifyReply, _payload: unknown, done: HookHandlerDoneFunction): void {
+  afterUnreadBody(req, reply, () => done());
+}
+
+/**
+ * A URL Fastify cannot decode (bad percent-encoding): a 400 in the path's vocabulary. Fastify
+ * calls this outside the route's hooks, so the unread body is dropped here before the answer.
+ */
 export function frameworkErrors(surfaceOf: () => SurfaceOfPath, send: (req: FastifyRequest, reply: FastifyReply, p: Problem, surface: Surface) => unknown) {
   return (err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) => {
     reply.header("x-request-id", req.id).header("access-control-allow-origin", "*");
     const p = err.code === "FST_ERR_BAD_URL"
       ? new Problem("invalid_request", "The request path is not validly percent-encoded.")
       : new Problem("invalid_request", "The request could not be read.");
-    return send(req, reply, p, surfaceOf()(req.url));
+    afterUnreadBody(req, reply, () => void send(req, reply, p, surfaceOf()(req.url)));
   };
 }
 
