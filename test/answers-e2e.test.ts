@@ -50,6 +50,8 @@ describe("document 2: eligibility, headline and confidence", () => {
     expect(data.confidence).toBe("unverified");
     expect(data.pcn.required).toBeNull();
     expect(data.headline).toContain("California's final 2026 Section 401 decision denies water quality certification for NWP 29, so an individual Section 401 certification is needed.");
+    // Each reason says when the source of its term was last read (issue 28).
+    expect(data.candidates[0].reasons[0]).toMatchObject({ code: "limit-not-confirmed", basis: "prior-edition", checkedOn: "2026-11-21" });
   });
 
   it("TX with SAJ: the district mismatch is in the headline", async () => {

@@ -909,6 +909,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) the source of the term behind the reason was last read; null where the reason rests on no term held (a limit not held). */
+            checkedOn?: string | null;
         };
         NwpPcn: {
             /** @description Whether a pre-construction notification is required; null when not known (notification terms not held, or held on a basis that may not relax an answer), never false for not held. */
@@ -937,6 +939,8 @@ export interface components {
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            /** @description The date (yyyy-mm-dd) the source of the triggering term was last read. */
+            checkedOn?: string | null;
         };
         NwpDistrictLayer: {
             /** @description Corps district code. */

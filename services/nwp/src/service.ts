@@ -39,7 +39,7 @@ export function toDeterminationInit(d: DeterminationOut, parts = true): Determin
       number: c.number,
       title: c.title,
       eligible: c.eligible ?? undefined,
-      reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence], basis: basisOf(r.basis) })),
+      reasons: c.reasons.map((r) => ({ ...r, confidence: CONFIDENCE[r.confidence], basis: basisOf(r.basis), checkedOn: r.checkedOn ?? undefined })),
     })),
     pcn: parts ? pcnInit(d) : undefined,
     districtLayer: parts ? shared(DistrictLayerSchema, d.districtLayer) : undefined,

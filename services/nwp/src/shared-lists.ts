@@ -135,7 +135,7 @@ const ENTRY: Element<Entry> = {
 // Thresholds and input values are built per determination ("0.15 acres"): equal by text.
 const TRIGGER: Element<PcnTriggerOut> = {
   size: (t) => (t.permitNumber * 31 + t.threshold.length) * 31 + t.inputValue.length,
-  same: sameFields<PcnTriggerOut>({ permitNumber: true, threshold: true, inputValue: true, sourceUrl: true, confidence: true, basis: true }),
+  same: sameFields<PcnTriggerOut>({ permitNumber: true, threshold: true, inputValue: true, sourceUrl: true, confidence: true, basis: true, checkedOn: true }),
 };
 const PCN: Kind<PcnOut> = {
   key: (p) => hashOf(p.triggers, TRIGGER, (p.required === null ? 2 : Number(p.required)) * 1009 + p.reviewDays),

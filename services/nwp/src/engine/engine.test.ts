@@ -36,7 +36,7 @@ describe("verdict table (real 2026 dataset)", () => {
   it("within a limit that may not relax: eligible null, limit-not-confirmed with the numbers compared, source and confidence", () => {
     const [c] = run({ permanentImpactAcres: 0.3 }).candidates;
     expect(c).toMatchObject({ number: 29, title: "Residential Developments", eligible: null });
-    expect(c.reasons[0]).toMatchObject({ code: "limit-not-confirmed", confidence: "unverified", basis: "prior-edition" });
+    expect(c.reasons[0]).toMatchObject({ code: "limit-not-confirmed", confidence: "unverified", basis: "prior-edition", checkedOn: "2026-11-21" });
     expect(c.reasons[0].derivation).toMatch(/^0\.3 <= 0\.5 acres \(1\/2 acre, prior-edition\)/);
     expect(c.reasons[0].message).toBe("0.3 acres of permanent loss is within the 1/2 acre limit of NWP 29 read in an earlier edition (2017 NWPs (Fort Worth District NWP 29 PCN form)), which is not the 2026 permit text, so eligibility is not assessed; confirm with the Corps district.");
   });
@@ -50,7 +50,7 @@ describe("verdict table (real 2026 dataset)", () => {
   it("eligible null carries limit-not-held or limit-unsourced, and a coverage gap naming the permit", () => {
     const d = run({ activity: "mining", permanentImpactAcres: 0.2 });
     expect(d.candidates[0].reasons[0].code).toBe("limit-unsourced"); // NWP 21's believed 1/2 acre: may exclude, never admit
-    expect(d.candidates.find((c) => c.number === 49)!.reasons[0].code).toBe("limit-not-held");
+    expect(d.candidates.find((c) => c.number === 49)!.reasons[0]).toMatchObject({ code: "limit-not-held", checkedOn: null }); // no term held: nothing was read
     expect(d.coverageGaps.some((g) => g.startsWith("No acreage limit for NWP 49 (Coal Remining Activities) is held"))).toBe(true);
     expect(d.pcn.required).toBeNull();
     // NWP 21 needs written authorization if it applies: said as a gap, not as a PCN trigger.
@@ -167,6 +167,7 @@ describe("paths the held facts do not reach (fixture dataset)", () => {
     expect(d.candidates.map((c) => c.eligible)).toEqual([true, null, null, null]);
     expect(d.verdict).toBe("nwp-with-pcn");
     expect(d.pcn.triggers[0]).toMatchObject({ permitNumber: 21, inputValue: "any NWP 21 activity" });
+    expect(d.pcn.triggers[0].checkedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });
 

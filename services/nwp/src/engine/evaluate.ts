@@ -16,7 +16,7 @@ export interface Evaluation {
 }
 
 function limitReason(code: string, message: string, derivation: string, lim: RawLimit): ReasonOut {
-  return { code, message, derivation, sourceUrl: lim.sourceUrl, confidence: lim.confidence, basis: lim.basis };
+  return { code, message, derivation, sourceUrl: lim.sourceUrl, confidence: lim.confidence, basis: lim.basis, checkedOn: lim.checkedOn };
 }
 
 /** One limit against an amount: its reason, and where it is used or exceeded. */
@@ -55,6 +55,7 @@ function acreage(p: CompiledPermit, input: NormalizedInput, fallbackUrl: string,
       sourceUrl: none ? fallbackUrl : p.raw.acreageLimits[0].sourceUrl,
       confidence: "unverified",
       basis: none ? "unsourced" : p.raw.acreageLimits[0].basis,
+      checkedOn: none ? null : p.raw.acreageLimits[0].checkedOn,
     });
     return "unknown";
   }
@@ -75,7 +76,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: stri
   if (limits.length === 0) {
     const none = p.raw.noStreamBedLinearFeetLimit;
     if (none && mayRelax(none)) {
-      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: none.summary, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis });
+      reasons.push({ code: "no-linear-feet-limit", message: T.noLinearLimit(p.number, feet(lf)), derivation: none.summary, sourceUrl: none.sourceUrl, confidence: none.confidence, basis: none.basis, checkedOn: none.checkedOn });
       return "within";
     }
     reasons.push({
@@ -85,6 +86,7 @@ function linearFeet(p: CompiledPermit, input: NormalizedInput, fallbackUrl: stri
       sourceUrl: none?.sourceUrl ?? fallbackUrl,
       confidence: "unverified",
       basis: none?.basis ?? "unsourced",
+      checkedOn: none?.checkedOn ?? null,
     });
     return "unknown";
   }
@@ -118,7 +120,7 @@ export function pcnTriggers(p: CompiledPermit, input: NormalizedInput): PcnTrigg
     } else if (c.kind === "linear-feet-above" && c.threshold !== undefined && input.streamBedLinearFeet !== undefined && input.streamBedLinearFeet > c.threshold) {
       hit = { threshold: `stream-bed loss above ${feet(c.threshold)}: ${c.description}`, inputValue: feet(input.streamBedLinearFeet) };
     }
-    if (hit) out.push({ permitNumber: p.number, ...hit, sourceUrl: c.sourceUrl, confidence: c.confidence as Confidence, basis: c.basis });
+    if (hit) out.push({ permitNumber: p.number, ...hit, sourceUrl: c.sourceUrl, confidence: c.confidence as Confidence, basis: c.basis, checkedOn: c.checkedOn });
   }
   return out;
 }

@@ -169,6 +169,8 @@ export interface ReasonOut {
   sourceUrl: string;
   confidence: Confidence;
   basis: BasisWord;
+  /** When the source of the term behind it was last read; null when it rests on no term held. */
+  checkedOn: string | null;
 }
 
 export interface CandidateOut {
@@ -186,6 +188,8 @@ export interface PcnTriggerOut {
   sourceUrl: string;
   confidence: Confidence;
   basis: BasisWord;
+  /** When the source of the triggering term was last read. */
+  checkedOn: string;
 }
 
 export interface DeterminationOut {
