@@ -17,9 +17,12 @@ export function selectRoute(pj: PreparedJurisdiction, site: Site): Route {
  */
 export function statePermitFor(route: Route, acres: number): PreparedStatePermit | undefined {
   if (route.governing !== "state") return undefined;
-  return route.statePermits.find(
-    (p) => (p.raw.minAcres === undefined || acres >= p.raw.minAcres) && (p.raw.maxAcresExclusive === undefined || acres < p.raw.maxAcresExclusive),
-  );
+  return route.statePermits.find((p) => coversAcres(p.raw, acres));
+}
+
+/** Whether a size range (a permit's, or a requirement's within it) includes the site's acres; no bound: any size. */
+export function coversAcres(range: { minAcres?: number; maxAcresExclusive?: number }, acres: number): boolean {
+  return (range.minAcres === undefined || acres >= range.minAcres) && (range.maxAcresExclusive === undefined || acres < range.maxAcresExclusive);
 }
 
 /** The governing permit: its reference, its term, and the state permit it is (if one). */

@@ -52,7 +52,9 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   let requirements: Requirement[] = [];
   let screens: EligibilityScreen[] = [];
   const lapsed = site.activity === "construction" && hasLapsed(governing?.term, today);
-  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed);
+  // The governing state permit's requirements that apply to a site of this size.
+  const stateList = governing?.state?.requirementsFor(site.acres) ?? [];
+  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed, stateList.length);
   derivation.push(outcome.step);
   if (outcome.cgpApplies) {
     const a = assembleCgp(ds, site);
@@ -60,7 +62,7 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
     screens = a.screens;
     derivation.push(...a.steps);
   } else if (outcome.stateApplies) {
-    requirements = governing!.state!.requirements;
+    requirements = stateList;
   }
   const dates = lapsed ? { steps: [], notices: [] } : projectDateFindings(governing?.term, site);
   derivation.push(...dates.steps);
@@ -107,10 +109,10 @@ interface GoverningOutcome {
  * activity, whether coverage is required and which of the route's permits applies, so each
  * combination is built once and shared (see derivedOnce).
  */
-function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapsed: boolean): GoverningOutcome {
+function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapsed: boolean, applicable: number): GoverningOutcome {
   const permit = governing?.ref;
   const permitIndex = route.statePermits.findIndex((p) => p.ref === permit);
-  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapsed}`, () => {
+  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapsed}|${applicable}`, () => {
     const notices = [...FIXED_NOTICES];
     const agency = route.agencyName;
     let text: string;
@@ -139,7 +141,7 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
       text = !permit
         ? noPermitForSizeText(route.name, route.statePermits.map((p) => ({ name: p.ref.name, range: acreRangeText(p.raw.minAcres, p.raw.maxAcresExclusive) })))
         : read > 0
-          ? partlyReadPermitText(permit.name, permit.version, read, stateApplies)
+          ? partlyReadPermitText(permit.name, permit.version, read, stateApplies, applicable)
           : `${permit.name} (${permit.version}). Identified but not read by this service, so no requirements are listed and no other permit's numbers are substituted.`;
       if (!required) notices.push(notRequiredNotice(agency));
       else if (!permit) notices.push(notIdentifiedNotice(`a site of this size in ${route.name}`, agency));

@@ -14,6 +14,7 @@ import {
 } from "@permits/proto/stormwater/v1/stormwater";
 import { describe, expect, test } from "vitest";
 import { loadDataset } from "../dataset.js";
+import { coversAcres } from "./authority.js";
 import { CGP_ID, determineStormwater, NOTICE_DRAFT_DOCUMENT, NOTICE_NO_INSPECTION } from "./index.js";
 
 const ds = loadDataset();
@@ -153,8 +154,10 @@ describe("requirements attach only where the governing permit has been read", ()
   test.each(partlyRead)("%s: the governing-permit step counts the requirements read with words that agree (issue 27: \"1 of its requirements has been read and are listed\")", (state) => {
     const d = det({ state, disturbedAcres: 8 });
     const n = d.requirements.length;
+    const read = raw(state).statePermits[0].requirements.length;
     const text = d.derivation.find((x) => x.step === "governing permit")!.result;
-    expect(text).toContain(n === 1 ? "Identified; 1 of its requirements has been read and is listed" : `Identified; ${n} of its requirements have been read and are listed`);
+    if (n === read) expect(text).toContain(n === 1 ? "Identified; 1 of its requirements has been read and is listed" : `Identified; ${n} of its requirements have been read and are listed`);
+    else expect(text).toContain(`Identified; ${read} of its requirements have been read, and the ${n} that apply to a site of this size are listed`);
   });
 
   test("the template itself, in both numbers", () => {
@@ -164,12 +167,32 @@ describe("requirements attach only where the governing permit has been read", ()
 
   test.each(partlyRead)("%s: only the requirements read, each with its own state citation, and a notice that the list is partial", (state) => {
     const d = det({ state, disturbedAcres: 8 });
-    const held = raw(state).statePermits[0].requirements;
+    const held = raw(state).statePermits[0].requirements.filter((q) => coversAcres(q, 8));
     expect(d.requirements.map((r) => r.id)).toEqual(held.map((q) => q.id));
     for (const r of d.requirements) expect(r.citation?.sourceUrl).not.toContain("2022-construction-general-permit");
     expect(d.eligibilityScreens).toEqual([]);
     expect(d.permit?.id).not.toBe(CGP_ID);
     expect(d.notices.some((n) => n.includes("Only some requirements of the governing permit") && n.includes("does not mean nothing else is required"))).toBe(true);
+  });
+
+  test("a requirement the permit sets only for some sizes is listed only for them: TXR150000's large-site NOI and small-site MS4 notice", () => {
+    const ids = (acres: number) => det({ state: "TX", disturbedAcres: acres }).requirements.map((r) => r.id);
+    expect(ids(12)).toEqual(["filing.swpppBeforeNoi", "filing.noi", "inspection.frequency", "inspection.rainEvent", "stabilization.initiate", "stabilization.complete", "filing.not"]);
+    expect(ids(3)).toEqual(["filing.swpppBeforeNoi", "filing.ms4Notice", "inspection.frequency", "inspection.rainEvent", "stabilization.initiate", "stabilization.complete", "filing.not"]);
+    expect(ids(12)).toContain("filing.noi");
+    expect(ids(12)).not.toContain("filing.ms4Notice");
+    expect(ids(3)).toContain("filing.ms4Notice");
+    expect(ids(3)).not.toContain("filing.noi");
+    expect(ids(5)).toContain("filing.noi"); // 5 acres is a large site: the bound is inclusive below, exclusive above
+    expect(ids(4.99)).toContain("filing.ms4Notice");
+    const small = det({ state: "TX", disturbedAcres: 3 });
+    expect(small.derivation.find((x) => x.step === "governing permit")!.result).toContain(`Identified; 8 of its requirements have been read, and the 7 that apply to a site of this size are listed`);
+    expect(small.requirements.find((r) => r.id === "filing.ms4Notice")!.because).toBe("Applies because coverage under TPDES Construction Stormwater General Permit TXR150000 is required for this site and the permit sets it for sites of 1 to under 5 acres.");
+  });
+
+  test("the governing-permit words when no read requirement applies to the size", () => {
+    expect(partlyReadPermitText("P", "2024", 2, true, 0)).toBe("P (2024). Identified; 2 of its requirements have been read; none of them applies to a site of this size, so none is listed. The rest of the permit was not read, and no other permit's numbers are substituted.");
+    expect(partlyReadPermitText("P", "2024", 2, true, 1)).toBe("P (2024). Identified; 2 of its requirements have been read, and the 1 that applies to a site of this size is listed, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.");
   });
 
   test("a partial state list is not attached where coverage is not required", () => {

@@ -16,6 +16,8 @@ import {
 } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
 import { fixedByDocument1, STABILIZATION_DAYS, STABILIZATION_DAYS_UNSTATED } from "./contract.js";
+import { coversAcres } from "./authority.js";
+import { acreRangeText } from "./texts.js";
 import { citationMsg, confidenceOf, kindOf, servedValue, step, valueMsg } from "./messages.js";
 import type { RawBasis, RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen, RawStatePermit } from "./raw.js";
 import type { Dataset, PermitTerm, PreparedCgp, PreparedJurisdiction, PreparedStatePermit, Route, RouteKind } from "./types.js";
@@ -108,6 +110,30 @@ export function fixedRequirement(q: RawRequirement, defaultBecause: string, agen
     citation: citationMsg(q.citation),
     because: q.because ?? defaultBecause,
   });
+}
+
+/**
+ * A state permit's requirements, and those of them that apply to a site of a given size: some are
+ * set only for small or large sites (TXR150000's Notice of Intent, 5 acres or more). One list per
+ * size class, built here: between two consecutive bounds every requirement applies or does not.
+ */
+function stateRequirements(p: RawStatePermit, agency: string): Pick<PreparedStatePermit, "requirements" | "requirementsFor"> {
+  const requirements = p.requirements.map((q) => {
+    const sized = q.minAcres !== undefined || q.maxAcresExclusive !== undefined;
+    const because = `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.`;
+    return fixedRequirement(q, because, agency);
+  });
+  const bounds = [...new Set(p.requirements.flatMap((q) => [q.minAcres, q.maxAcresExclusive]).filter((b): b is number => b !== undefined))].sort((a, b) => a - b);
+  if (bounds.length === 0) return { requirements, requirementsFor: () => requirements };
+  const byClass = [0, ...bounds].map((low) => requirements.filter((_, i) => coversAcres(p.requirements[i], low)));
+  return {
+    requirements,
+    requirementsFor: (acres) => {
+      let k = 0;
+      while (k < bounds.length && acres >= bounds[k]) k++;
+      return byClass[k];
+    },
+  };
 }
 
 /** The data's stabilization values must be document 1's (contract.ts). */
@@ -308,7 +334,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
         agencyName: j.agencyName,
         expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
       },
-      requirements: p.requirements.map((q) => fixedRequirement(q, `Applies because coverage under ${p.name} is required for this site.`, j.agencyName)),
+      ...stateRequirements(p, j.agencyName),
     }));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"

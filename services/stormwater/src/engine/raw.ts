@@ -84,6 +84,9 @@ export interface RawRequirement {
   variesOn?: "receivingWater" | "stabilization";
   cases?: Record<string, RawCase>;
   relaxes?: boolean;
+  /** Where the permit sets it only for sites of a size (acres disturbed), as its citation states. */
+  minAcres?: number;
+  maxAcresExclusive?: number;
   /** What was read or tried for it (research notes; not served). */
   tried?: string;
 }

@@ -8,9 +8,15 @@ export function withheldText(agency: string): string {
 }
 
 /** The "governing permit" step for a state permit of which some requirements have been read. */
-export function partlyReadPermitText(permit: string, version: string, read: number, listed: boolean): string {
-  const are = agree(read, "is", "are");
-  return `${permit} (${version}). Identified; ${count(read, "of its requirements has", "of its requirements have")} been read and ${listed ? `${are} listed` : `would be listed where coverage is required`}, each with its own citation. The rest of the permit was not read, and no other permit's numbers are substituted.`;
+export function partlyReadPermitText(permit: string, version: string, read: number, listed: boolean, applicable = read): string {
+  const readWords = `${count(read, "of its requirements has", "of its requirements have")} been read`;
+  const cited = ", each with its own citation";
+  const which =
+    !listed ? (applicable === read ? `${readWords} and would be listed where coverage is required${cited}` : `${readWords}, and those that apply to a site of this size would be listed where coverage is required${cited}`)
+    : applicable === read ? `${readWords} and ${agree(read, "is", "are")} listed${cited}`
+    : applicable === 0 ? `${readWords}; none of them applies to a site of this size, so none is listed`
+    : `${readWords}, and the ${applicable} that ${agree(applicable, "applies", "apply")} to a site of this size ${agree(applicable, "is", "are")} listed${cited}`;
+  return `${permit} (${version}). Identified; ${which}. The rest of the permit was not read, and no other permit's numbers are substituted.`;
 }
 
 /** Why the stabilization deadline given is the stricter one. */

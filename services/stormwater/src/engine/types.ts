@@ -54,6 +54,8 @@ export interface PreparedStatePermit {
   term: PermitTerm;
   /** The requirements read so far (a partial list), built once. */
   requirements: Requirement[];
+  /** Those that apply to a site of this size (some apply only to small or large sites); built once per size class. */
+  requirementsFor(acres: number): Requirement[];
 }
 
 export interface PreparedJurisdiction {
