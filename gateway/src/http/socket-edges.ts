@@ -134,7 +134,14 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
  */
 export function limitConnections(server: HttpServer, total: number, perAddress: number, surfaceOf: () => SurfaceOfPath): Connections {
   const open = new Map<string, number>();
+  // Each admitted connection, with when it was admitted or, once the drain has begun, last sent bytes.
   const admitted = new Map<Socket, number>();
+  let draining = false;
+  // Only the drain asks when a connection last sent anything (and only since it began), so the
+  // time is kept from then on rather than on every chunk of every request.
+  function sentNow(this: Socket): void {
+    admitted.set(this, Date.now());
+  }
   let all = 0;
   // The HTTP server's own listeners run only for admitted connections.
   const httpListeners = server.listeners("connection") as ((socket: Socket) => void)[];
@@ -151,7 +158,7 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
     all++;
     open.set(address, n);
     admitted.set(socket, Date.now());
-    socket.on("data", () => admitted.set(socket, Date.now()));
+    if (draining) socket.on("data", sentNow);
     socket.once("close", () => {
       all--;
       admitted.delete(socket);
@@ -161,7 +168,13 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
     });
     for (const listener of httpListeners) listener.call(server, socket);
   });
-  return { drain: (deadlineMs) => drainConnections(admitted, deadlineMs) };
+  return {
+    drain: (deadlineMs) => {
+      draining = true;
+      for (const socket of admitted.keys()) socket.on("data", sentNow);
+      return drainConnections(admitted, deadlineMs);
+    },
+  };
 }
 
 export interface Connections {
