@@ -8,7 +8,7 @@
 //                    e.g. "--max-semi-space-size=32", to measure a flag against the shipped one
 // Each run prints CPU per answered request and peak RSS per process, the figures that compare
 // between runs on a shared VM (requests per second moves with the VM's phase).
-import { fmt, load, log, routes, sampleProcesses, settle, startDistributed, startEmbedded, stateDirWithProKey, stopProcess } from "./lib.mjs";
+import { fmt, load, log, measuredRun, routes, settle, startDistributed, startEmbedded, stateDirWithProKey, stopProcess } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION_S ?? 6);
 const { stateDir, key, liveKey } = stateDirWithProKey();
@@ -21,10 +21,7 @@ for (const [name, start] of [["embedded", startEmbedded], ["distributed", startD
   await load({ url: dep.baseUrl, requests: route.requests, load: "saturation", seconds: 1.5 });
   for (const l of ["saturation", "rate-200"]) {
     await settle(dep.procs);
-    const sampler = sampleProcesses(dep.procs);
-    const t0 = performance.now();
-    const m = await load({ url: dep.baseUrl, requests: route.requests, load: l, seconds });
-    const { processes } = sampler.stop((m.rps * (performance.now() - t0)) / 1000);
+    const { m, processes } = await measuredRun(dep.procs, { url: dep.baseUrl, requests: route.requests, load: l, seconds });
     const perProcess = Object.entries(processes).map(([role, f]) => `${role} ${fmt(f.cpu_ms_per_req, 3)} ms CPU/req, ${fmt(f.rss_mb, 0)} MB`).join("; ");
     log(`${name} ${route.route} ${l}: ${fmt(m.rps, 0)} req/s, p50 ${fmt(m.p50_ms, 2)} ms, p99 ${fmt(m.p99_ms, 2)} ms, errors ${m.errors}; ${perProcess}`);
   }

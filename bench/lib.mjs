@@ -185,6 +185,17 @@ export function sampleProcesses(procs, everyMs = 200) {
   };
 }
 
+/**
+ * One measured run: `load(options)` while sampleProcesses() watches `procs`; the load's figures
+ * (`m`), with the peak summed RSS and CPU and RSS by role for the requests answered meanwhile.
+ */
+export async function measuredRun(procs, options) {
+  const sampling = sampleProcesses(procs);
+  const t0 = performance.now();
+  const m = await load(options);
+  return { m, ...sampling.stop((m.rps * (performance.now() - t0)) / 1000) };
+}
+
 /** Samples the summed RSS of `pids` every `everyMs`; stop() returns the peak in MB and the samples. */
 export function sampleRss(pids, everyMs = 200) {
   let peak = 0;

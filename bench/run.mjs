@@ -31,7 +31,7 @@ import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import {
-  fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, sampleProcesses, sampleRss,
+  fmt, load, log, RATE, RATE_CONNECTIONS, realDeterminations, ROOT, routes, SATURATION_CONNECTIONS, SERVICES, measuredRun, sampleRss,
   settle, startCeiling, startDistributed, startEmbedded, started, stateDirWithProKey, stopProcess,
 } from "./lib.mjs";
 
@@ -63,10 +63,7 @@ async function measureDeployment(deployment, baseUrl, procs, routeList) {
     for (const l of r.loads) {
       // The warm-up's (or the last run's) backlog is not this run's: let it drain first.
       if (!(await settle(procs))) notes.push(`${deployment} ${r.route} ${l}: the processes were still busy 10 s after the previous run; measured anyway`);
-      const sampling = sampleProcesses(procs);
-      const t0 = performance.now();
-      const m = await load({ url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });
-      const { peakMb, processes } = sampling.stop((m.rps * (performance.now() - t0)) / 1000);
+      const { m, peakMb, processes } = await measuredRun(procs, { url: baseUrl, requests: r.requests, load: l, seconds: DURATION_S });
       const cpu = Object.values(processes).reduce((s, p) => s + p.cpu_ms_per_req, 0);
       const run = { name: `${deployment} ${r.route} ${l}`, deployment, route: r.route, load: l, rps: m.rps, p50_ms: m.p50_ms, p97_5_ms: m.p97_5_ms, p99_ms: m.p99_ms, errors: m.errors, rss_mb: peakMb, cpu_ms_per_req: cpu, processes, ratio_to_ceiling: 0 };
       runs.push(run);
