@@ -36,17 +36,26 @@ export const socketEdges = fp<{ total: number; perAddress: number; drainMs: numb
 export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 export const DRAIN_TIMEOUT_MS = 5_000;
 
+/** A Problem answer no Fastify reply writes: its status, headers (closing the connection) and body. */
+function problemAnswer(p: Problem, surface: Surface, requestId: string): { status: number; headers: Record<string, string | number>; body: string } {
+  const body = JSON.stringify(p.body(surface, requestId));
+  const headers: Record<string, string | number> = {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "X-Request-Id": requestId,
+    "Access-Control-Allow-Origin": "*",
+    ...p.extra.headers,
+    Connection: "close",
+  };
+  return { status: p.status(surface), headers, body };
+}
+
 /** The full HTTP/1.1 text of a Problem answer, for a socket no Fastify reply owns. */
 export function rawAnswer(p: Problem, surface: Surface, requestId: string): string {
-  const status = p.status(surface);
-  const body = JSON.stringify(p.body(surface, requestId));
-  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-    "Content-Type: application/json; charset=utf-8\r\n" +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    `X-Request-Id: ${requestId}\r\n` +
-    "Access-Control-Allow-Origin: *\r\n";
-  for (const [k, v] of Object.entries(p.extra.headers ?? {})) head += `${k}: ${v}\r\n`;
-  return `${head}Connection: close\r\n\r\n${body}`;
+  const { status, headers, body } = problemAnswer(p, surface, requestId);
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n`;
+  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+  return `${head}\r\n${body}`;
 }
 
 /**
@@ -102,16 +111,8 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
   // An Expect other than 100-continue cannot be met: the contract's 417, not Node's empty one.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const p = new Problem("expectation_failed", "The Expect header asks for something this server does not do; send the request without it (or with Expect: 100-continue).");
-    const id = requestIdFor(req);
-    const surface = surfaceOf()(req.url ?? "/");
-    const body = JSON.stringify(p.body(surface, id));
-    res.writeHead(p.status(surface), {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(body),
-      "x-request-id": id,
-      "access-control-allow-origin": "*",
-      connection: "close",
-    });
+    const { status, headers, body } = problemAnswer(p, surfaceOf()(req.url ?? "/"), requestIdFor(req));
+    res.writeHead(status, headers);
     // The whole answer goes out now (a client waiting before it sends its body reads it); the
     // connection closes once a body sent anyway is read and dropped, so its sender is not reset.
     res.write(body);
