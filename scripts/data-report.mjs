@@ -17,7 +17,9 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 function dateForms(d) {
   const [y, m, day] = d.split("-").map(Number);
   const month = MONTHS[m - 1];
-  return [d, `${month} ${day}, ${y}`, `${month.slice(0, 3)}. ${day}, ${y}`, `${month.slice(0, 3)} ${day}, ${y}`, `${day} ${month} ${y}`, `${m}/${day}/${y}`, `${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")}/${y}`];
+  // "Sept." is the one common abbreviation longer than three letters (AP style).
+  const short = m === 9 ? ["Sep", "Sept"] : [month.slice(0, 3)];
+  return [d, `${month} ${day}, ${y}`, ...short.flatMap((s) => [`${s}. ${day}, ${y}`, `${s} ${day}, ${y}`]), `${day} ${month} ${y}`, `${m}/${day}/${y}`, `${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")}/${y}`];
 }
 
 const problems = [];

@@ -11,7 +11,11 @@ const script = path.join(root, "scripts/data-report.mjs");
 const run = (env: Record<string, string> = {}, args: string[] = []) =>
   spawnSync(process.execPath, [script, ...args], { encoding: "utf8", env: { ...process.env, ...env } });
 
-type Row = { code: string; statePermits: { id: string; expiryDate: string | null; successorNote: string | null; requirements: unknown[] }[]; credential: { checkedOn: string } };
+type Row = {
+  code: string;
+  statePermits: { id: string; effectiveDate: string | null; expiryDate: string | null; datesCitation: { quote: string } | null; successorNote: string | null; requirements: unknown[] }[];
+  credential: { checkedOn: string };
+};
 
 const copies: string[] = [];
 afterAll(() => {
@@ -74,8 +78,10 @@ describe("npm run data:report", () => {
     const before = counts(run({}, ["--on=2026-11-24"]).stdout);
     expect(Object.keys(before)).toEqual([
       "jurisdictions without a permit number", "state permits without an effective date", "state permits without an expiry date",
-      "jurisdictions with no requirement read", "largest markets with requirements held", "CGP requirements verified",
+      "jurisdictions with no requirement read", "jurisdictions with a permit date held", "largest markets with requirements held",
+      "CGP requirements verified",
     ]);
+    expect(before["jurisdictions with a permit date held"]).toMatch(/^\d+ of 56$/);
     expect(before["largest markets with requirements held"]).toMatch(/^\d+ of 15 \(/);
     expect(before["CGP requirements verified"]).toMatch(/^\d+ of 14$/);
     const dir = copyOfData();
@@ -87,6 +93,27 @@ describe("npm run data:report", () => {
     expect(n(after, "largest markets with requirements held")).toBe(n(before, "largest markets with requirements held") - 1);
     expect(after["largest markets with requirements held"]).not.toContain("GA");
     expect(after["jurisdictions without a permit number"]).toBe(before["jurisdictions without a permit number"]);
+    // Dates: Missouri loses both of its dates, and with them its place among the dated.
+    editJurisdictions(dir, (byCode) => Object.assign(byCode("MO").statePermits[0], { effectiveDate: null, expiryDate: null, datesCitation: null }));
+    const undated = counts(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stdout);
+    expect(n(undated, "jurisdictions with a permit date held")).toBe(n(before, "jurisdictions with a permit date held") - 1);
+    expect(n(undated, "state permits without an expiry date")).toBe(n(before, "state permits without an expiry date") + 1);
+  });
+
+  it("reads a date in any of the forms a quote writes it, Sept. included", () => {
+    const dir = copyOfData();
+    editJurisdictions(dir, (byCode) => {
+      const mo = byCode("MO").statePermits[0];
+      mo.expiryDate = "2027-09-30";
+      mo.datesCitation!.quote = "The permit took effect February 8, 2022 and expires Sept. 30, 2027.";
+    });
+    const ok = run({ DATA_DIR: dir }, ["--on=2026-11-24"]);
+    expect(ok.stderr).not.toContain("does not appear in its quote");
+    expect(ok.status).toBe(0);
+    editJurisdictions(dir, (byCode) => (byCode("MO").statePermits[0].datesCitation!.quote = "The permit took effect February 8, 2022 and expires Sept. 29, 2027."));
+    const bad = run({ DATA_DIR: dir }, ["--on=2026-11-24"]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("stormwater.jurisdictions.MO.mo-mora00000.expiryDate: 2027-09-30 does not appear in its quote");
   });
 
   it("lists facts by the date their source was last read, oldest first, grouped", () => {

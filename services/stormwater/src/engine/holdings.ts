@@ -38,8 +38,12 @@ export function heldCounts(ds: Dataset): { label: string; count: number; of: num
     const j = ds.raw.jurisdictions.jurisdictions.find((x) => x.code === code);
     return j !== undefined && (j.authority === "epa" || j.statePermits.some((p) => p.requirements.length > 0));
   });
+  const rows = ds.raw.jurisdictions.jurisdictions;
+  // EPA-run jurisdictions carry the CGP's own dates; a state is dated when any of its permits is.
+  const dated = rows.filter((j) => j.authority === "epa" || j.statePermits.some((p) => p.effectiveDate !== null || p.expiryDate !== null));
   const cgp = ds.raw.cgpRequirements.requirements;
   return [
+    { label: "jurisdictions with a permit date held", count: dated.length, of: rows.length },
     { label: "largest markets with requirements held", count: held.length, of: LARGEST_MARKETS.length, codes: held },
     { label: "CGP requirements verified", count: cgp.filter((q) => q.citation.confidence === "verified").length, of: cgp.length },
   ];
