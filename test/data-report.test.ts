@@ -13,7 +13,7 @@ const run = (env: Record<string, string> = {}, args: string[] = []) =>
 
 type Row = {
   code: string;
-  statePermits: { id: string; effectiveDate: string | null; expiryDate: string | null; datesCitation: { quote: string } | null; successorNote: string | null; requirements: unknown[] }[];
+  statePermits: { id: string; permitNumber: string | null; effectiveDate: string | null; expiryDate: string | null; datesCitation: { quote: string } | null; successorNote: string | null; requirements: unknown[] }[];
   credential: { checkedOn: string };
 };
 
@@ -93,6 +93,10 @@ describe("npm run data:report", () => {
     expect(n(after, "largest markets with requirements held")).toBe(n(before, "largest markets with requirements held") - 1);
     expect(after["largest markets with requirements held"]).not.toContain("GA");
     expect(after["jurisdictions without a permit number"]).toBe(before["jurisdictions without a permit number"]);
+    // Louisiana's only number is on its 5-acre permit: without it, Louisiana has none.
+    editJurisdictions(dir, (byCode) => (byCode("LA").statePermits[0].permitNumber = null));
+    const unnumbered = counts(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stdout);
+    expect(n(unnumbered, "jurisdictions without a permit number")).toBe(n(before, "jurisdictions without a permit number") + 1);
     // Dates: Missouri loses both of its dates, and with them its place among the dated.
     editJurisdictions(dir, (byCode) => Object.assign(byCode("MO").statePermits[0], { effectiveDate: null, expiryDate: null, datesCitation: null }));
     const undated = counts(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stdout);

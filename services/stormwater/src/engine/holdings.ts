@@ -20,7 +20,8 @@ export function nullFacts(ds: Dataset): { label: string; count: number }[] {
   const cgp = ds.raw.cgpRequirements.requirements;
   const values = cgp.flatMap((q) => (q.cases ? Object.values(q.cases).map((c) => c.value) : [q.value ?? null]));
   return [
-    { label: "jurisdictions without a permit number", count: rows.filter((j) => j.permitNumber === null).length },
+    // A number held on one of the state's permits counts (Louisiana: LAR100000 covers 5 acres or more only).
+    { label: "jurisdictions without a permit number", count: rows.filter((j) => j.permitNumber === null && j.statePermits.every((p) => p.permitNumber === null)).length },
     { label: "state permits without an effective date", count: permits.filter((p) => p.effectiveDate === null).length },
     { label: "state permits without an expiry date", count: permits.filter((p) => p.expiryDate === null).length },
     { label: "jurisdictions with no requirement read", count: rows.filter((j) => j.authority === "state" && j.statePermits.every((p) => p.requirements.length === 0)).length },
