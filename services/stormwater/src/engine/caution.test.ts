@@ -127,6 +127,13 @@ describe("the date rule on a state permit: Missouri MORA00000 expires on 2027-02
     expect(stepOf(d, "expired permit continuation")?.result).toContain("is set by the state");
   });
 
+  test("a project running past an expiry read only in a third party's report: the step says the date is not confirmed", () => {
+    const d = det({ state: "OH", endDate: "2028-05-01" });
+    expect(d.coverage).toBe(Coverage.REQUIRED);
+    expect(stepOf(d, "project dates and permit expiry")?.result).toBe("The project's endDate 2028-05-01 falls after Ohio EPA NPDES Statewide Construction Storm Water General Permit expires on 22 April 2028 (a date not confirmed in the agency's own text): coverage must continue under its successor permit, which this service does not hold; confirm with Ohio Environmental Protection Agency. The coverage verdict is unchanged.");
+    expect(stepOf(d, "project dates and permit expiry")?.citation).toMatchObject({ confidence: Confidence.UNVERIFIED });
+  });
+
   test("a state permit whose expiry is not held is never read as in force on the project's dates", () => {
     const d = det({ state: "TX", startDate: "2030-01-01" });
     expect(d.coverage).toBe(Coverage.REQUIRED);
@@ -164,10 +171,13 @@ test("all 14 CGP requirement ids are held with their basis and a note on what wa
 
 test("Alaska, Kansas, Oregon, Wisconsin and Wyoming: their held permits expired with no successor held, so a site needing coverage is verify today", () => {
   // Wisconsin's expiry is read only in a newsletter (unverified): an expiry, however sourced, only ever makes the answer more careful.
-  for (const [state, date] of [["AK", "31 January 2026"], ["KS", "31 July 2022"], ["OR", "14 December 2025"], ["WI", "30 September 2026"], ["WY", "1 August 2025"]]) {
+  // Wyoming's and Wisconsin's expiry dates were read only in a consultant's and a newsletter's reports: the sentence says so.
+  const unconfirmed = " (a date not confirmed in the agency's own text)";
+  for (const [state, date] of [["AK", "31 January 2026"], ["KS", "31 July 2022"], ["OR", "14 December 2025"], ["WI", `30 September 2026${unconfirmed}`], ["WY", `1 August 2025${unconfirmed}`]]) {
     const d = det({ state });
     expect(d.coverage).toBe(Coverage.VERIFY);
     expect(d.coverageReason).toContain(`expired on ${date} and no successor permit is held`);
+    expect(d.derivation.find((s) => s.step === "permit expiry")?.result).toContain(`expired on ${date}, and no successor permit is held`);
     expect(d.permit?.confidence).toBe(Confidence.VERIFIED);
     expect(d.confidence).toBe(Confidence.UNVERIFIED); // the coverage-threshold step cites a secondary page
     expect(d.requirements).toEqual([]);

@@ -5,7 +5,7 @@ import { deepFreeze, longDate } from "@permits/rules";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { COVERAGE_THRESHOLD_ACRES } from "./contract.js";
 import { acres, step } from "./messages.js";
-import { continuationStep, expiryStep, hasLapsed } from "./term.js";
+import { continuationStep, expiryStep, expiryWords, hasLapsed } from "./term.js";
 import type { Route, Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";
 
@@ -56,7 +56,7 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route, term: Perm
     const why = site.acres >= COVERAGE_THRESHOLD_ACRES
       ? `${a} disturbed is at or above the 1-acre threshold (${site.acres} >= 1)`
       : `${a} disturbed is below the 1-acre threshold (${site.acres} < 1), but the site is part of a larger common plan of development or sale`;
-    reason = `${why}, so permit coverage is needed; but ${term.name} expired on ${longDate(term.expiryDate)} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;
+    reason = `${why}, so permit coverage is needed; but ${term.name} expired on ${expiryWords(term, term.expiryDate)} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;
     return { coverage: Coverage.VERIFY, reason, required: true, steps };
   }
   // Below the threshold no permit is needed under any edition; the expiry is still said.

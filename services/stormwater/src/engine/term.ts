@@ -1,6 +1,7 @@
 // The date rule, driven by each permit's term as data: has the governing permit expired on the
 // evaluation date (and is no successor held), and do the project's own dates run past its expiry?
 // Dates are yyyy-mm-dd, so they compare as text.
+import { Confidence } from "@permits/proto/common/v1/common";
 import type { DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { derivedOnce, longDate } from "@permits/rules";
 import { step } from "./messages.js";
@@ -12,11 +13,20 @@ export function hasLapsed(term: PermitTerm | undefined, today: string): term is 
   return term !== undefined && term.expiryDate !== null && today > term.expiryDate && !term.hasSuccessor;
 }
 
+/**
+ * A permit's expiry date in words. A date read only in a third party's report or an advance notice
+ * says so where it is stated, so the sentence never claims more than its source.
+ */
+export function expiryWords(term: PermitTerm, expiryDate: string): string {
+  const date = longDate(expiryDate);
+  return term.expiryCitation?.confidence === Confidence.VERIFIED ? date : `${date} (a date not confirmed in the agency's own text)`;
+}
+
 /** "<permit> expired on <date>": built once per permit term. */
 export function expiryStep(term: PermitTerm & { expiryDate: string }): DerivationStep {
   return derivedOnce(term, "expiry step", () => step(
     "permit expiry",
-    `${term.name} expired on ${longDate(term.expiryDate)}, and no successor permit is held by this service.`,
+    `${term.name} expired on ${expiryWords(term, term.expiryDate)}, and no successor permit is held by this service.`,
     term.expiryCitation,
   ));
 }
@@ -53,6 +63,6 @@ export function projectDateFindings(term: PermitTerm | undefined, site: Site): {
   const after = given.filter(([, v]) => v > term.expiryDate!);
   if (after.length === 0) return NO_FINDINGS;
   const which = after.map(([k, v]) => `${k} ${v}`).join(" and ");
-  const text = `The project's ${which} ${after.length > 1 ? "fall" : "falls"} after ${term.name} expires on ${longDate(term.expiryDate)}: coverage must continue under its successor permit, which this service does not hold; confirm with ${term.agencyName}. The coverage verdict is unchanged.`;
+  const text = `The project's ${which} ${after.length > 1 ? "fall" : "falls"} after ${term.name} expires on ${expiryWords(term, term.expiryDate)}: coverage must continue under its successor permit, which this service does not hold; confirm with ${term.agencyName}. The coverage verdict is unchanged.`;
   return { steps: [step("project dates and permit expiry", text, term.expiryCitation)], notices: [text] };
 }
