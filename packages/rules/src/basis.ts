@@ -18,6 +18,11 @@ export function basisOf(b: BasisWord): Basis {
   return BASIS[b];
 }
 
+/** The weaker of two bases (further down BASIS_WORDS): what a fact built on both rests on. */
+export function weakerBasis(a: BasisWord, b: BasisWord): BasisWord {
+  return BASIS_WORDS.indexOf(a) >= BASIS_WORDS.indexOf(b) ? a : b;
+}
+
 /** Only a read official text or agency form may be verified. */
 export function mayBeVerified(b: BasisWord): boolean {
   return b === "official-text" || b === "agency-form";

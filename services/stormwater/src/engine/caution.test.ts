@@ -169,6 +169,17 @@ test("all 14 CGP requirement ids are held with their basis and a note on what wa
   expect(ds.raw.cgpRequirements.citations.reducedFrequency.basis).toBe("agency-form");
 });
 
+test("a state permit's reference rests on the weaker of its identity and its dates", () => {
+  // Ohio: identity read on Ohio EPA's page, dates only in an engineering firm's notice.
+  expect(det({ state: "OH" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY, expiryDate: "2028-04-22" });
+  // Utah: both dates on the posted 2024 cover (official text), unverified while the signed permit is not read.
+  expect(det({ state: "UT" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.OFFICIAL_TEXT, effectiveDate: "2024-07-01" });
+  // Missouri: identity and dates on the agency's own page.
+  expect(det({ state: "MO" }).permit).toMatchObject({ confidence: Confidence.VERIFIED, basis: Basis.OFFICIAL_TEXT });
+  // Texas: no dates' citation weakens it (its effective date is read on TCEQ's page).
+  expect(det({ state: "TX" }).permit?.confidence).toBe(Confidence.VERIFIED);
+});
+
 test("Alaska, Kansas, Oregon, Wisconsin and Wyoming: their held permits expired with no successor held, so a site needing coverage is verify today", () => {
   // Wisconsin's expiry is read only in a newsletter (unverified): an expiry, however sourced, only ever makes the answer more careful.
   // Wyoming's and Wisconsin's expiry dates were read only in a consultant's and a newsletter's reports: the sentence says so.
@@ -178,7 +189,8 @@ test("Alaska, Kansas, Oregon, Wisconsin and Wyoming: their held permits expired 
     expect(d.coverage).toBe(Coverage.VERIFY);
     expect(d.coverageReason).toContain(`expired on ${date} and no successor permit is held`);
     expect(d.derivation.find((s) => s.step === "permit expiry")?.result).toContain(`expired on ${date}, and no successor permit is held`);
-    expect(d.permit?.confidence).toBe(Confidence.VERIFIED);
+    // The permit's reference claims no more than its dates: verified only where they were read in official text.
+    expect(d.permit?.confidence).toBe(date.endsWith(unconfirmed) ? Confidence.UNVERIFIED : Confidence.VERIFIED);
     expect(d.confidence).toBe(Confidence.UNVERIFIED); // the coverage-threshold step cites a secondary page
     expect(d.requirements).toEqual([]);
   }

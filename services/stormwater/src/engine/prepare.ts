@@ -1,7 +1,7 @@
 // Builds the precomputed Dataset from validated raw data: every message that does not depend on
 // a site's facts is created here once, so a determination only assembles parts.
 import { create } from "@bufbuild/protobuf";
-import { basisOf } from "@permits/rules";
+import { basisOf, weakerBasis } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import {
   EligibilityScreenSchema,
@@ -57,6 +57,17 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
     msgp: { ref: permitRef(msgpRaw), raw: msgpRaw, term: federalTerm(msgpRaw) },
     raw,
   };
+}
+
+/**
+ * What a state permit's reference rests on: its identity (the row's citation) and, where dates are
+ * held, their own citation. The reference claims no more than the weaker of the two.
+ */
+function identityAndDates(j: RawJurisdiction, p: RawStatePermit): [PermitRef["confidence"], RawBasis] {
+  const dates = p.datesCitation;
+  if (!dates) return [confidenceOf(j.confidence), j.basis];
+  const confidence = j.confidence === "verified" && dates.confidence === "verified" ? "verified" : "unverified";
+  return [confidenceOf(confidence), weakerBasis(j.basis, dates.basis)];
 }
 
 /** A PermitRef from a permit's identity and the agency that issues it. */
@@ -324,7 +335,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
   } else {
     const statePermits = j.statePermits.map((p): PreparedStatePermit => ({
       raw: p,
-      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, rowConfidence, j.basis),
+      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, ...identityAndDates(j, p)),
       term: {
         name: p.name,
         effectiveDate: p.effectiveDate,
