@@ -224,4 +224,30 @@ describe("draining with kept-alive connections", () => {
       expect(c.ended).toBe(true);
     }
   }, 30_000);
+
+  it("clients stalled mid-head, mid-body and half-closed mid-body hold nothing: the gateway exits at the drain deadline", async () => {
+    // server.close() stops Node's own head and request timeouts, so such a client used to hold the
+    // close (and the process) for ever, well past REQUEST_TIMEOUT_MS.
+    const g = await startGatewayProcess({ KEEP_ALIVE_TIMEOUT_MS: "300", REQUEST_TIMEOUT_MS: "60000", HEADERS_TIMEOUT_MS: "60000", METRICS_PORT: "0" });
+    const body = "POST /api/v1/determine HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"state\":";
+    const stalled = await Promise.all([
+      "GET /api/v1/jurisdictions/TX HTTP/1.1\r\nHost: x\r\nX-Slow: ", body, body,
+    ].map((bytes, i) => new Promise<net.Socket>((resolve) => {
+      const socket = net.connect(g.port, "127.0.0.1", () => {
+        socket.write(bytes);
+        if (i === 2) socket.end(); // the client sends its FIN with the body unfinished
+        resolve(socket);
+      });
+      socket.on("error", () => {});
+    })));
+    await new Promise((r) => setTimeout(r, 200));
+    const signalled = Date.now();
+    g.stop();
+    const code = await new Promise((resolve) => g.proc.child.once("exit", resolve));
+    expect(code).toBe(0);
+    // The drain's deadline (KEEP_ALIVE_TIMEOUT_MS) and the services' close, not the 60 s timeouts.
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(stalled.every((s) => s.destroyed || s.readableEnded)).toBe(true);
+    for (const s of stalled) s.destroy();
+  }, 30_000);
 });

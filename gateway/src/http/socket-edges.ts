@@ -137,6 +137,9 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
   const open = new Map<string, number>();
   // Each admitted connection, with when it was admitted or, once the drain has begun, last sent bytes.
   const admitted = new Map<Socket, number>();
+  // The request each connection carries now (the last one whose head arrived).
+  const current = new WeakMap<Socket, IncomingMessage>();
+  server.on("request", (req: IncomingMessage) => current.set(req.socket, req));
   let draining = false;
   // Only the drain asks when a connection last sent anything (and only since it began), so the
   // time is kept from then on rather than on every chunk of every request.
@@ -173,7 +176,12 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
     drain: (deadlineMs) => {
       draining = true;
       for (const socket of admitted.keys()) socket.on("data", sentNow);
-      return drainConnections(admitted, deadlineMs);
+      return drainConnections(admitted, deadlineMs).then(() => {
+        // server.close() stops Node's head and request timeouts, so a connection still waiting
+        // on its client at the deadline (a head or body that never completes) would hold the
+        // close, and the process, for ever. Only answers being written are waited for.
+        for (const socket of admitted.keys()) if (!answering(socket, current.get(socket))) socket.destroy();
+      });
     },
   };
 }
@@ -184,8 +192,15 @@ export interface Connections {
    * request in progress is ended once nothing has arrived on it for DRAIN_QUIET_MS since the drain
    * began, so that a request already on its way is read (and told to retry elsewhere) rather than
    * cut off; ending idle connections at once, as Node's server.close() does, loses such requests.
+   * At the deadline every connection still open is cut, except one whose request has fully
+   * arrived and whose answer is still being written.
    */
   drain(deadlineMs: number): Promise<void>;
+}
+
+/** A connection whose request has fully arrived and whose answer is not yet written out. */
+function answering(socket: Socket, req: IncomingMessage | undefined): boolean {
+  return req !== undefined && req.complete && Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
 }
 
 /** Silence on an idle connection, while draining, after which it is ended. */
