@@ -87,6 +87,7 @@ for (const j of sw.raw.jurisdictions.jurisdictions) {
     checkDates(path, { effectiveDate: p.effectiveDate, expiryDate: p.expiryDate }, p.datesCitation);
     if ((p.effectiveDate || p.expiryDate) && !p.datesCitation) problems.push(`${path}: a date is held with no citation`);
     if ((!p.effectiveDate || !p.expiryDate) && !p.datesNote) problems.push(`${path}: a date is null with no note saying why`);
+    if (p.numberCitation && !(p.permitNumber && p.numberCitation.quote?.includes(p.permitNumber))) problems.push(`${path}.permitNumber: ${p.permitNumber} does not appear in its quote "${p.numberCitation.quote ?? ""}"`);
     checkTerm(path, p);
   }
 }

@@ -104,6 +104,14 @@ describe("npm run data:report", () => {
     expect(n(undated, "state permits without an expiry date")).toBe(n(before, "state permits without an expiry date") + 1);
   });
 
+  it("fails on a permit number its own citation's quote does not state", () => {
+    const dir = copyOfData();
+    editJurisdictions(dir, (byCode) => (byCode("OH").statePermits[0].permitNumber = "OHC000007"));
+    const r = run({ DATA_DIR: dir }, ["--on=2026-11-24"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("stormwater.jurisdictions.OH.oh-construction-gp.permitNumber: OHC000007 does not appear in its quote");
+  });
+
   it("reads a date in any of the forms a quote writes it, Sept. included", () => {
     const dir = copyOfData();
     editJurisdictions(dir, (byCode) => {

@@ -603,12 +603,12 @@ export interface components {
             /** @description Date the permit expires (yyyy-mm-dd); null where not held. */
             expiryDate?: string | null;
             /**
-             * @description verified or unverified: whether the permit's identity, and its effective and expiry dates where given, were read in the official text at their cited URLs; a permit whose dates were read only in a third party's report or an advance notice is unverified. An unverified value must be shown as Unverified, never as fact.
+             * @description verified or unverified: whether the permit's identity, and its number and its effective and expiry dates where given, were read in the official text at their cited URLs; a permit whose number or dates were read only in a third party's report or an advance notice is unverified. An unverified value must be shown as Unverified, never as fact.
              * @enum {string}
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the permit's identity and dates rest on (the weaker of the two): official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the permit's identity, number and dates rest on (the weakest of them): official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
             basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";

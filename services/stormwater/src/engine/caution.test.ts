@@ -169,9 +169,11 @@ test("all 14 CGP requirement ids are held with their basis and a note on what wa
   expect(ds.raw.cgpRequirements.citations.reducedFrequency.basis).toBe("agency-form");
 });
 
-test("a state permit's reference rests on the weaker of its identity and its dates", () => {
-  // Ohio: identity read on Ohio EPA's page, dates only in an engineering firm's notice.
-  expect(det({ state: "OH" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY, expiryDate: "2028-04-22" });
+test("a state permit's reference rests on the weakest of its identity, its dates and its number", () => {
+  // Ohio: identity read on Ohio EPA's page; dates and number only in an engineering firm's and a law firm's notes.
+  expect(det({ state: "OH" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY, expiryDate: "2028-04-22", permitNumber: "OHC000006" });
+  // Indiana: identity and effective date on IDEM's pages, the number INRA00000 only on a third party's.
+  expect(det({ state: "IN" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY, effectiveDate: "2021-12-18", permitNumber: "INRA00000" });
   // Utah: both dates on the posted 2024 cover (official text), unverified while the signed permit is not read.
   expect(det({ state: "UT" }).permit).toMatchObject({ confidence: Confidence.UNVERIFIED, basis: Basis.OFFICIAL_TEXT, effectiveDate: "2024-07-01" });
   // Missouri: identity and dates on the agency's own page.

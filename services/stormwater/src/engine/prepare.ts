@@ -60,14 +60,13 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
 }
 
 /**
- * What a state permit's reference rests on: its identity (the row's citation) and, where dates are
- * held, their own citation. The reference claims no more than the weaker of the two.
+ * What a state permit's reference rests on: its identity (the row's citation) and, where they have
+ * their own citations, its dates and its number. The reference claims no more than the weakest.
  */
 function identityAndDates(j: RawJurisdiction, p: RawStatePermit): [PermitRef["confidence"], RawBasis] {
-  const dates = p.datesCitation;
-  if (!dates) return [confidenceOf(j.confidence), j.basis];
-  const confidence = j.confidence === "verified" && dates.confidence === "verified" ? "verified" : "unverified";
-  return [confidenceOf(confidence), weakerBasis(j.basis, dates.basis)];
+  const own = [p.datesCitation, p.numberCitation].filter((c): c is RawCitation => c != null);
+  const verified = j.confidence === "verified" && own.every((c) => c.confidence === "verified");
+  return [confidenceOf(verified ? "verified" : "unverified"), own.reduce((b, c) => weakerBasis(b, c.basis), j.basis)];
 }
 
 /** A PermitRef from a permit's identity and the agency that issues it. */

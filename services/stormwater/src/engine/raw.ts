@@ -183,6 +183,8 @@ export interface RawStatePermit {
   /** Where the dates were read; null where they were not. */
   datesCitation: RawCitation | null;
   datesNote?: string | null;
+  /** Where the number was read, when not on the row's identity source. */
+  numberCitation?: RawCitation | null;
   successorNote: string | null;
   /** Requirements of this permit read so far: a partial list, each with its own citation. */
   requirements: RawRequirement[];

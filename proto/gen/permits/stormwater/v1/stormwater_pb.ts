@@ -163,7 +163,7 @@ export type PermitRef = Message<"permits.stormwater.v1.PermitRef"> & {
   confidence: Confidence;
 
   /**
-   * What the permit's identity and dates rest on.
+   * What the permit's identity, number and dates rest on: the weakest of them.
    *
    * @generated from field: permits.common.v1.Basis basis = 12;
    */
