@@ -76,13 +76,17 @@ export function endAfterDraining(socket: Socket, answer: string): void {
   socket.end(answer);
 }
 
+/** The response being written on a connection: Node keeps it as socket._httpMessage. */
+function responseInFlight(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+}
+
 /**
  * Writes `answer` once the response in flight on this connection (a pipelined request read before
  * the refused bytes) has been written, so the client gets its answers in order.
  */
 export function answerAfterInFlight(socket: Socket, answer: () => void): void {
-  // Node keeps the response being written on a connection as socket._httpMessage.
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const inFlight = responseInFlight(socket);
   if (!inFlight || inFlight.writableFinished) return answer();
   let done = false;
   const once = () => {
@@ -137,9 +141,6 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
   const open = new Map<string, number>();
   // Each admitted connection, with when it was admitted or, once the drain has begun, last sent bytes.
   const admitted = new Map<Socket, number>();
-  // The request each connection carries now (the last one whose head arrived).
-  const current = new WeakMap<Socket, IncomingMessage>();
-  server.on("request", (req: IncomingMessage) => current.set(req.socket, req));
   let draining = false;
   // Only the drain asks when a connection last sent anything (and only since it began), so the
   // time is kept from then on rather than on every chunk of every request.
@@ -180,7 +181,7 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
         // server.close() stops Node's head and request timeouts, so a connection still waiting
         // on its client at the deadline (a head or body that never completes) would hold the
         // close, and the process, for ever. Only answers being written are waited for.
-        for (const socket of admitted.keys()) if (!answering(socket, current.get(socket))) socket.destroy();
+        for (const socket of admitted.keys()) if (!answering(socket)) socket.destroy();
       });
     },
   };
@@ -199,8 +200,8 @@ export interface Connections {
 }
 
 /** A connection whose request has fully arrived and whose answer is not yet written out. */
-function answering(socket: Socket, req: IncomingMessage | undefined): boolean {
-  return req !== undefined && req.complete && Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
+function answering(socket: Socket): boolean {
+  return responseInFlight(socket)?.req.complete === true;
 }
 
 /** Silence on an idle connection, while draining, after which it is ended. */
@@ -210,9 +211,8 @@ const DRAIN_POLL_MS = 50;
 function drainConnections(admitted: Map<Socket, number>, deadlineMs: number): Promise<void> {
   const started = Date.now();
   const deadline = started + deadlineMs;
-  // Node keeps the response in progress on a connection as socket._httpMessage.
   const quiet = (socket: Socket, now: number) =>
-    !(socket as Socket & { _httpMessage?: unknown })._httpMessage && now - Math.max(admitted.get(socket) ?? 0, started) >= DRAIN_QUIET_MS;
+    !responseInFlight(socket) && now - Math.max(admitted.get(socket) ?? 0, started) >= DRAIN_QUIET_MS;
   return new Promise((resolve) => {
     const sweep = () => {
       const now = Date.now();

@@ -183,8 +183,8 @@ test("a state permit's reference rests on the weakest of its identity, its dates
 });
 
 test("Alaska, Kansas, Oregon, Wisconsin and Wyoming: their held permits expired with no successor held, so a site needing coverage is verify today", () => {
-  // Wisconsin's expiry is read only in a newsletter (unverified): an expiry, however sourced, only ever makes the answer more careful.
-  // Wyoming's and Wisconsin's expiry dates were read only in a consultant's and a newsletter's reports: the sentence says so.
+  // Wyoming's and Wisconsin's expiry dates were read only in a consultant's and a newsletter's reports: the
+  // sentences say so. An expiry, however sourced, only ever makes the answer more careful.
   const unconfirmed = " (a date not confirmed in the agency's own text)";
   for (const [state, date] of [["AK", "31 January 2026"], ["KS", "31 July 2022"], ["OR", "14 December 2025"], ["WI", `30 September 2026${unconfirmed}`], ["WY", `1 August 2025${unconfirmed}`]]) {
     const d = det({ state });

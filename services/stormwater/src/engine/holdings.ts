@@ -35,11 +35,11 @@ export const LARGEST_MARKETS = ["TX", "CA", "FL", "GA", "NC", "AZ", "CO", "WA", 
 
 /** What is held where it matters most: requirements in the largest markets, verified CGP requirements. */
 export function heldCounts(ds: Dataset): { label: string; count: number; of: number; codes?: string[] }[] {
+  const rows = ds.raw.jurisdictions.jurisdictions;
   const held = LARGEST_MARKETS.filter((code) => {
-    const j = ds.raw.jurisdictions.jurisdictions.find((x) => x.code === code);
+    const j = rows.find((x) => x.code === code);
     return j !== undefined && (j.authority === "epa" || j.statePermits.some((p) => p.requirements.length > 0));
   });
-  const rows = ds.raw.jurisdictions.jurisdictions;
   // EPA-run jurisdictions carry the CGP's own dates; a state is dated when any of its permits is.
   const dated = rows.filter((j) => j.authority === "epa" || j.statePermits.some((p) => p.effectiveDate !== null || p.expiryDate !== null));
   const cgp = ds.raw.cgpRequirements.requirements;

@@ -63,7 +63,7 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
  * What a state permit's reference rests on: its identity (the row's citation) and, where they have
  * their own citations, its dates and its number. The reference claims no more than the weakest.
  */
-function identityAndDates(j: RawJurisdiction, p: RawStatePermit): [PermitRef["confidence"], RawBasis] {
+function referenceGrounds(j: RawJurisdiction, p: RawStatePermit): [PermitRef["confidence"], RawBasis] {
   const own = [p.datesCitation, p.numberCitation].filter((c): c is RawCitation => c != null);
   const verified = j.confidence === "verified" && own.every((c) => c.confidence === "verified");
   return [confidenceOf(verified ? "verified" : "unverified"), own.reduce((b, c) => weakerBasis(b, c.basis), j.basis)];
@@ -334,7 +334,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
   } else {
     const statePermits = j.statePermits.map((p): PreparedStatePermit => ({
       raw: p,
-      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, ...identityAndDates(j, p)),
+      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, ...referenceGrounds(j, p)),
       term: {
         name: p.name,
         effectiveDate: p.effectiveDate,
