@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { PRICING, pricingData } from "./pricing.js";
 import { staticBody, staticEnvelope } from "./static-doc.js";
 import { buySection } from "../checkout/pages.js";
-import type { CheckoutCatalogue } from "../checkout/routes.js";
+import type { CheckoutCatalogue } from "../checkout/catalogue.js";
 
 type Plan = { name: string; purchasable: boolean; key: string; bucket: string; limits: { window: string; limit: number; hardCeiling?: boolean }[]; features?: string[] };
 

@@ -7,7 +7,7 @@ import { pricingData, sandboxKeyInfo } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
 import { DOCS_PATH } from "./docs-page.js";
-import type { CheckoutCatalogue } from "../checkout/routes.js";
+import type { CheckoutCatalogue } from "../checkout/catalogue.js";
 
 export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: CheckoutCatalogue): RouteSpec[] {
   const sandboxKey = deps.config.SANDBOX_KEY;
