@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * The checkout success page: the keys, shown once
-         * @description Fulfils the paid session if the webhook has not yet, and shows its keys the first time it is opened; afterwards it says they were shown. Keys are shown once and never again. Lost them? A document 2 key is reissued at POST /recover with the subscription id from your receipt; document 1 keys are reissued by the operator of this server (npm run keys), who can revoke the old ones. HTML, or JSON with Accept: application/json.
+         * @description Fulfils the paid session if the webhook has not yet, and shows its keys the first time it is opened; afterwards it says they were shown. Keys are shown once and never again. Lost them? An NWP Pro key is reissued at POST /recover with the subscription id from your receipt; stormwater keys are reissued by the operator of this server (npm run keys), who can revoke the old ones. HTML, or JSON with Accept: application/json.
          */
         get: operations["getCheckoutSuccess"];
         put?: never;
@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe webhook: fulfils paid checkouts, ends cancelled subscriptions
-         * @description Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's document 1 live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).
+         * @description Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's stormwater live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -449,7 +449,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Local checkout: the stand-in for the customer portal */
+        /**
+         * Local checkout: the stand-in for the customer portal
+         * @description The session's plan and its subscription's status, with Cancel while it runs.
+         */
         get: operations["getLocalManage"];
         put?: never;
         post?: never;
@@ -470,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Local checkout: cancel the subscription
-         * @description Cancels the local subscription as customer.subscription.deleted does on Stripe: the document 1 live key is revoked, a document 2 key falls to the free allowance.
+         * @description Cancels the local subscription as customer.subscription.deleted does on Stripe: a stormwater plan's live key stops working (its test key keeps working), an NWP Pro key keeps working on the free allowance. Answers the manage page with the plan and its new status.
          */
         post: operations["cancelLocalCheckout"];
         delete?: never;
@@ -5220,12 +5223,12 @@ export interface operations {
                             /** @description Empty unless outcome is shown. */
                             keys: {
                                 /**
-                                 * @description The surface the key is for.
+                                 * @description Which endpoints the key is for: stormwater, or nwp (nationwide permits).
                                  * @enum {string}
                                  */
                                 surface: "stormwater" | "nwp";
                                 /**
-                                 * @description live (document 1, the plan's), test (document 1, free) or legacy (document 2).
+                                 * @description live (stormwater, the plan's), test (stormwater, free) or legacy (the NWP Pro key).
                                  * @enum {string}
                                  */
                                 kind: "live" | "test" | "legacy";
@@ -5233,7 +5236,7 @@ export interface operations {
                                 plan?: string | null;
                                 /** @description The key itself: shown in this answer only. */
                                 key: string;
-                                /** @description The stored key's id (document 1); null for the derived document 2 key. */
+                                /** @description The stored key's id (stormwater keys); null for the NWP Pro key, which is made from the subscription. */
                                 key_id?: string | null;
                             }[];
                             /** @description Where lost keys are reissued. */
@@ -5341,7 +5344,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A key shown at checkout: the document 1 live or test key, or the document 2 key. */
+                    /** @description A key shown at checkout: a stormwater live or test key, or the NWP Pro key. */
                     api_key: string;
                 };
             };
@@ -5946,7 +5949,17 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
-            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -2,23 +2,32 @@
 // for Stripe's payment page and the manage page that stands in for its customer portal. They give
 // keys away, so they answer only on a gateway bound to loopback, to this machine.
 import type { FastifyRequest } from "fastify";
+import type { CheckoutPlan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { Problem } from "../../http/problems.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import type { CheckoutCatalogue } from "./catalogue.js";
 import { formFields, fromThisMachine, goTo, HTML, noStore, queryParam, required } from "./form.js";
 import { checkoutRoute as route, formBody, htmlPage, jsonGoTo } from "./openapi-schemas.js";
-import { localConfirmHtml, localManageHtml } from "./pages.js";
+import { localConfirmHtml, localManageHtml, type LocalSubscriptionView } from "./pages.js";
 import { checkoutCall as call } from "./rpc-errors.js";
 
 export function localCheckoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue, successPath: string): RouteSpec[] {
   const { entitlement } = deps.clients;
-  const localOnly = async (req: FastifyRequest) => {
+  /** The plans on sale, when the local pages are served here; otherwise not_found. */
+  const localOnly = async (req: FastifyRequest): Promise<CheckoutPlan[]> => {
     const read = await catalogue.read();
     if (read?.provider !== "local" || catalogue.localRefused(read.provider) || !fromThisMachine(req)) {
       throw new Problem("not_found", "No local checkout here: its pages are served only with PAYMENT_PROVIDER=local, on a gateway bound to a loopback address, to this machine.");
     }
+    return read.plans;
   };
+  const view = (plans: CheckoutPlan[], sessionId: string, res: { planId: string; status: SubscriptionStatus }): LocalSubscriptionView => ({
+    sessionId,
+    planId: res.planId,
+    surface: plans.find((p) => p.id === res.planId)?.surface,
+    status: res.status,
+  });
 
   return [
     route(
@@ -66,16 +75,19 @@ export function localCheckoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue,
       "/checkout/local/manage",
       {
         summary: "Local checkout: the stand-in for the customer portal",
+        description: "The session's plan and its subscription's status, with Cancel while it runs.",
         operationId: "getLocalManage",
         html: true,
         query: { session_id: { description: "The local session id.", required: true, schema: { type: "string" } } },
         success: htmlPage("The manage page."),
-        errors: ["invalid_request", "not_found"],
+        errors: ["invalid_request", "not_found", "entitlement_check_unavailable", "internal"],
         auth: "none",
       },
       async (req, reply) => {
-        await localOnly(req);
-        return noStore(reply).type(HTML).send(localManageHtml(queryParam(req, "session_id")));
+        const plans = await localOnly(req);
+        const sessionId = queryParam(req, "session_id");
+        const res = await call(entitlement.getLocalCheckout({ sessionId }));
+        return noStore(reply).type(HTML).send(localManageHtml(view(plans, sessionId, res)));
       },
     ),
     route(
@@ -83,7 +95,7 @@ export function localCheckoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue,
       "/checkout/local/cancel",
       {
         summary: "Local checkout: cancel the subscription",
-        description: "Cancels the local subscription as customer.subscription.deleted does on Stripe: the document 1 live key is revoked, a document 2 key falls to the free allowance.",
+        description: "Cancels the local subscription as customer.subscription.deleted does on Stripe: a stormwater plan's live key stops working (its test key keeps working), an NWP Pro key keeps working on the free allowance. Answers the manage page with the plan and its new status.",
         operationId: "cancelLocalCheckout",
         body: formBody("session_id", "The local session id."),
         success: htmlPage("Cancelled."),
@@ -91,9 +103,10 @@ export function localCheckoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue,
         auth: "none",
       },
       async (req, reply) => {
-        await localOnly(req);
-        await call(entitlement.cancelLocalCheckout({ sessionId: required(formFields(req), "session_id") }));
-        return noStore(reply).type(HTML).send(localManageHtml("", true));
+        const plans = await localOnly(req);
+        const sessionId = required(formFields(req), "session_id");
+        const res = await call(entitlement.cancelLocalCheckout({ sessionId }));
+        return noStore(reply).type(HTML).send(localManageHtml(view(plans, sessionId, res), true));
       },
     ),
   ];

@@ -18,11 +18,11 @@ const KEY_SCHEMA = {
   type: "object",
   required: ["surface", "kind", "key"],
   properties: {
-    surface: { type: "string", enum: ["stormwater", "nwp"], description: "The surface the key is for." },
-    kind: { type: "string", enum: ["live", "test", "legacy"], description: "live (document 1, the plan's), test (document 1, free) or legacy (document 2)." },
+    surface: { type: "string", enum: ["stormwater", "nwp"], description: "Which endpoints the key is for: stormwater, or nwp (nationwide permits)." },
+    kind: { type: "string", enum: ["live", "test", "legacy"], description: "live (stormwater, the plan's), test (stormwater, free) or legacy (the NWP Pro key)." },
     plan: { type: ["string", "null"], description: "pro or scale; null for a test key." },
     key: { type: "string", description: "The key itself: shown in this answer only." },
-    key_id: { type: ["string", "null"], description: "The stored key's id (document 1); null for the derived document 2 key." },
+    key_id: { type: ["string", "null"], description: "The stored key's id (stormwater keys); null for the NWP Pro key, which is made from the subscription." },
   },
 };
 

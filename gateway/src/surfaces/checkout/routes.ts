@@ -73,7 +73,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
         summary: "Manage or cancel a subscription bought at checkout",
         description: "Opens Stripe's customer portal for the subscription a checkout key belongs to (any key the success page showed). With PAYMENT_PROVIDER=local, a local page that can cancel.",
         operationId: "openCustomerPortal",
-        body: formBody("api_key", "A key shown at checkout: the document 1 live or test key, or the document 2 key."),
+        body: formBody("api_key", "A key shown at checkout: a stormwater live or test key, or the NWP Pro key."),
         success: jsonGoTo("The customer portal", { url: "Stripe's customer portal for the key's subscription (local mode: the manage page)." }),
         redirect: "To the customer portal (Location).",
         errors: ["invalid_request", "unauthorized", "not_found", "entitlement_check_unavailable", "internal"],
@@ -91,7 +91,7 @@ export function checkoutRoutes(deps: AppDeps, catalogue: CheckoutCatalogue): Rou
       {
         summary: "Stripe webhook: fulfils paid checkouts, ends cancelled subscriptions",
         description:
-          "Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's document 1 live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).",
+          "Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's stormwater live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).",
         operationId: "stripeWebhook",
         body: { type: "object", description: "The Stripe event, byte for byte as Stripe sent it." },
         headers: { "Stripe-Signature": { description: "Stripe's signature of the body.", schema: { type: "string" } } },

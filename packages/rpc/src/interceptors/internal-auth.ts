@@ -23,7 +23,7 @@ const GATEWAY_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/Authenticate",
   "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
   // Checkout (issue 32): the gateway's /pricing, /checkout and webhook routes.
-  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
+  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "GetLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
 ]);
 const ADMIN_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/IssueKey",
