@@ -960,7 +960,7 @@ export interface components {
             code: string;
             /** @description Whether the state's Section 401 certification decisions are compiled; where false they were not applied. */
             certificationCompiled: boolean;
-            /** @description The state's Section 401 certifying authority, or the text Not held in this dataset. */
+            /** @description The state's Section 401 certifying authority, or the text Not on record here. */
             certifier: string;
         };
         NwpProvenance: {
@@ -1168,7 +1168,7 @@ export interface components {
             code: string;
             /** @description Name of the state or territory. */
             name: string;
-            /** @description The state's Section 401 certifying authority, or the text Not held in this dataset. */
+            /** @description The state's Section 401 certifying authority, or the text Not on record here. */
             certifyingAuthority: string;
             /** @description Whether the state's Section 401 certification decisions are compiled; where false they were not applied to determinations. */
             certificationCompiled: boolean;

@@ -127,14 +127,14 @@ export const TOOLS: ToolDef[] = [
     title: "One Corps district",
     route: "GET /api/v1/district/:code",
     description: `One US Army Corps of Engineers district by code (e.g. SPK): states covered, regulatory office, and regional conditions where compiled. ${HONESTY} ${KEY_DOC2}`,
-    summarize: (b) => `${data(b).code} ${data(b).name ?? ""}: regional conditions ${data(b).conditionsCompiled ? "compiled" : "not compiled (not applied by the determination)"}.`,
+    summarize: (b) => `${data(b).code} ${data(b).name ?? ""}: regional conditions ${data(b).conditionsCompiled ? "included" : "not included (not applied by the determination)"}.`,
   },
   {
     name: "get_state_401_certification",
     title: "State Section 401 certification record",
     route: "GET /api/v1/state/:code/401",
     description: `The Section 401 water quality certification record of a state or territory for the 2026 nationwide permits (code: two-letter code): certifying authority, known decisions, and whether they are compiled. ${NEVER_DOC2} ${HONESTY} ${KEY_DOC2}`,
-    summarize: (b) => `${data(b).name ?? data(b).code}: certifier ${data(b).certifyingAuthority ?? "unknown"}; decisions ${data(b).certificationCompiled ? "compiled" : "not compiled"}; confidence ${data(b).confidence ?? "unknown"}.`,
+    summarize: (b) => `${data(b).name ?? data(b).code}: certifier ${data(b).certifyingAuthority ?? "unknown"}; decisions ${data(b).certificationCompiled ? "included" : "not included"}; confidence ${data(b).confidence ?? "unknown"}.`,
   },
   {
     name: "list_nwp_activities",

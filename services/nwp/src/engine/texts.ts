@@ -40,7 +40,7 @@ export const gapTexts = {
     `No stream-bed limit in linear feet is held for ${nwpList(numbers)}, so the ${lf} given ${agree(numbers.length, "leaves its", "leave their")} eligibility unknown (the 300-linear-foot limit of the 2017 text was removed from 10 NWPs in 2021, according to secondary sources; regional conditions may set one).`,
   temporary: (a: number) => `Temporary impacts (${acres(a)}) are not screened against any limit; only permanent loss is compared.`,
   districtNotServing: (district: string, state: string, code: string, recorded: string[]) =>
-    `The ${district} is not recorded in this dataset as serving ${state} (${code}); recorded: ${recorded.join(", ")}. Confirm which district handles the site.`,
+    `The ${district} is not on record here as serving ${state} (${code}); recorded: ${recorded.join(", ")}. Confirm which district handles the site.`,
   districtStatesNotHeld: (district: string, state: string) => `The states served by the ${district} are not held, so whether it serves ${state} was not checked.`,
 };
 

@@ -288,7 +288,7 @@ function unknownCredential(name: string, confirmWith: string, extra: string): Ra
     gate: "unknown",
     preparer: false,
     trigger: "none",
-    summary: `The ${name} data is unverified, so its credential gate is unknown and must not be read as open.${extra} Confirm with ${confirmWith}.`,
+    summary: `Whether a credential (a certified plan preparer or inspector) is required in ${name} is not confirmed: do not assume none is.${extra} Confirm with ${confirmWith}.`,
     routes: [],
     stateCourseRequired: null,
     sourceCitation: null,
