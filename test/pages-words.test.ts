@@ -1,11 +1,13 @@
 // Issue 41, section 3: the words list of the answer corpus (test/support/answer-words.ts) run over
-// what a person reads on the HTML pages (/pricing, /docs, every checkout page in each of its states)
-// and over the error messages about keys, each rendered through inject().
+// what a person reads on the HTML pages (/pricing, /docs, every checkout page in each of its
+// states), the reference answers (every jurisdiction, credential, NWP, district and state's
+// Section 401 record) and the error messages about keys, each rendered through inject().
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { deriveLegacyKey } from "@permits/entitlement";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
-import { wordProblems } from "./support/answer-words.js";
+import { texts, wordProblems } from "./support/answer-words.js";
+import { generousTiersFile } from "./support/processes.js";
 
 const SECRET = "test-legacy-secret-0123456789";
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -23,7 +25,7 @@ function pageText(html: string): string {
 
 let gw: Embedded;
 beforeAll(async () => {
-  gw = await startEmbedded({ LEGACY_KEY_SECRET: SECRET });
+  gw = await startEmbedded({ LEGACY_KEY_SECRET: SECRET, TIERS_FILE: generousTiersFile() });
 }, 60_000);
 afterAll(async () => gw?.close());
 
@@ -86,4 +88,30 @@ describe("the words of the key errors", () => {
     const messages = answers.map((r) => r.json().error.message as string);
     expect(messages.flatMap(wordProblems)).toEqual([]);
   });
+});
+
+describe("the words of the reference answers", () => {
+  it("has none of the team's words in any jurisdiction, credential, NWP, district or state Section 401 answer", async () => {
+    const read = async (url: string) => {
+      const res = await gw.app.inject({ method: "GET", url, headers: { "x-api-key": "svc_sandbox_public", accept: "application/json" } });
+      expect(res.statusCode, url).toBe(200);
+      return res.json() as { data: Record<string, unknown> };
+    };
+    const jurisdictions = (await read("/api/v1/jurisdictions")).data.jurisdictions as { code: string }[];
+    const districts = (await read("/api/v1/district")).data.districts as { code: string }[];
+    const permits = (await read("/api/v1/nwp")).data.permits as { number: number }[];
+    const states = [...new Set(districts.flatMap((d) => (d as unknown as { states: string[] }).states))];
+    expect([jurisdictions.length, districts.length, permits.length]).toEqual([jurisdictions.length, 38, 57]);
+    expect(states.length).toBeGreaterThan(50);
+    const urls = [
+      "/api/v1/jurisdictions", "/api/v1/district", "/api/v1/nwp", "/api/v1/activity", "/api/v1/coverage", "/api/v1", "/pricing",
+      ...jurisdictions.flatMap((j) => [`/api/v1/jurisdictions/${j.code}`, `/api/v1/credentials/${j.code}`]),
+      ...districts.map((d) => `/api/v1/district/${d.code}`),
+      ...permits.map((p) => `/api/v1/nwp/${p.number}`),
+      ...states.map((c) => `/api/v1/state/${c}/401`),
+    ];
+    const problems = new Set<string>();
+    for (const url of urls) for (const t of texts((await read(url)).data)) for (const p of wordProblems(t)) problems.add(`${url}: ${p}`);
+    expect([...problems]).toEqual([]);
+  }, 120_000);
 });

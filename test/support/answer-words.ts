@@ -69,7 +69,7 @@ const AGREEMENT: [string, RegExp][] = [
   ["many of ... has/is", /\b(?:[2-9]|\d{2,}) of (?:its|the) \w+ (?:has|is)\b/],
   ["has been ... and are", /\bhas been \w+ and are\b/],
   ["NWP with several numbers", /\bNWP \d+(?:, \d+)* and \d+\b/],
-  ["NWPs with one number", /\bNWPs \d+(?![\d,]| and)/],
+  ["NWPs with one number", /\bNWPs \d+(?![\d,–-]| and)/],
   ["a singular limit of several NWPs", /\b(?:limit|requirement|term|condition) held for NWPs [\d, and]+ (?:are|have)\b/],
   ["plural limits of one NWP", /\b(?:limits|requirements|terms|conditions) held for NWP \d+ (?:is|has)\b/],
 ];
@@ -80,6 +80,24 @@ export function wordProblems(text: string): string[] {
   for (const [kind, re] of [...INTERNAL, ...JARGON, ...AGREEMENT]) {
     const m = re.exec(text);
     if (m) out.push(`${kind}: "${m[0]}" in "${text.length > 200 ? `${text.slice(Math.max(0, m.index - 80), m.index + 120)}…` : text}"`);
+  }
+  return out;
+}
+
+/** Keys whose values are not prose: the permits' own words (quotes), ids, codes, enums and URLs. */
+const NOT_PROSE = new Set([
+  "quote", "id", "code", "sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "basis", "confidence", "kind", "status", "gate", "coverage", "verdict",
+  "datasetVersion", "dataset", "state", "district", "activity", "aquaticResourceType", "documentStatus",
+]);
+
+/** Every string of an answer that a person reads (quotes are the permits' own words; ids, codes and URLs are not prose). */
+export function texts(o: unknown, key = "", out: string[] = []): string[] {
+  if (typeof o === "string") {
+    if (!NOT_PROSE.has(key) && !/^https?:\/\//.test(o)) out.push(o);
+  } else if (Array.isArray(o)) {
+    for (const x of o) texts(x, key, out);
+  } else if (o && typeof o === "object") {
+    for (const [k, v] of Object.entries(o)) if (k !== "input" && k !== "site") texts(v, k, out);
   }
   return out;
 }

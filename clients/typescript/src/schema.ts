@@ -147,7 +147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The whole compiled 2026 nationwide permit ruleset */
+        /** The whole 2026 nationwide permit ruleset */
         get: operations["getNwp"];
         put?: never;
         post?: never;
@@ -272,7 +272,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reissue a document 2 live key from its subscription id
+         * Reissue an NWP Pro key from its subscription id
          * @description The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.
          */
         post: operations["postRecover"];
@@ -290,7 +290,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the datasets hold, and on which basis
+         * What the data holds, and on which basis
          * @description Both dataset versions, counts of facts per basis (official-text, agency-form, prior-edition, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Unmetered; cached for up to 60 seconds.
          */
         get: operations["getCoverage"];
@@ -310,7 +310,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What changed in the data after a dataset version
+         * What changed in the data after a given data version
          * @description Every fact added, changed or removed after the dataset version `since`, with its value, basis, confidence, source and checkedOn date before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit and ruleset (nwp). Derived from the released versions of the data, not written by hand. A stored answer about a jurisdiction or permit in a group should be recomputed. An unknown version is invalid_request with every known version in details.known_values. Unmetered.
          */
         get: operations["getChanges"];
@@ -489,7 +489,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Discovery index of every endpoint of both surfaces */
+        /** Discovery index of every endpoint, stormwater and NWP */
         get: operations["getIndex"];
         put?: never;
         post?: never;
@@ -506,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 description of both surfaces */
+        /** OpenAPI 3.1 description of every endpoint, stormwater and NWP */
         get: operations["getApiOpenapi"];
         put?: never;
         post?: never;
@@ -523,7 +523,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plans of both surfaces as data */
+        /** The plans for the stormwater and NWP endpoints as data */
         get: operations["getPricing"];
         put?: never;
         post?: never;
@@ -3243,7 +3243,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The whole compiled 2026 nationwide permit ruleset */
+            /** @description The whole 2026 nationwide permit ruleset */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6104,7 +6104,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Discovery index of every endpoint of both surfaces */
+            /** @description Discovery index of every endpoint, stormwater and NWP */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6189,7 +6189,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OpenAPI 3.1 description of both surfaces */
+            /** @description OpenAPI 3.1 description of every endpoint, stormwater and NWP */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -50,8 +50,8 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
     listing,
     verifiedCount,
     coverageNote:
-      `${codes.length} codes: the 50 states, DC, PR, GU, AS, MP and VI. ${verifiedCount} rows are verified at an official source; ` +
-      "an unverified row is still answered, with the agency to confirm with. EPA retains authority in Indian country (input onTribalLand) " +
+      `${codes.length} codes: the 50 states, DC, PR, GU, AS, MP and VI. ${verifiedCount} are verified at an official source; ` +
+      "one that is not is still answered, with the agency to confirm with. EPA retains authority in Indian country (input onTribalLand) " +
       "and for federal facilities in CO, DE, VT and WA (input federalFacility).",
     cgp,
     msgp: { ref: permitRef(msgpRaw), raw: msgpRaw, term: federalTerm(msgpRaw) },
