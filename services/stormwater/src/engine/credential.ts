@@ -85,10 +85,10 @@ export function credentialMsg(c: RawCredential, applies: Applies): Credential {
 
 /** Whether someone credentialed must prepare the plan or inspect, in a contractor's words, by gate. */
 const CREDENTIAL_WORDS: Record<RawCredential["gate"], string> = {
-  gated: "A credential is required (a certified plan preparer or inspector)",
-  conditional: "A credential is required on some sites (a certified plan preparer or inspector)",
-  open: "No credential is required to prepare the plan or inspect",
-  unknown: "Whether a credential is required (a certified plan preparer or inspector) is not known",
+  gated: "A certified plan preparer or inspector is required",
+  conditional: "A certified plan preparer or inspector is required on some sites",
+  open: "No certified plan preparer or inspector is required",
+  unknown: "Whether a certified plan preparer or inspector is required is not known",
 };
 
 export function credentialSummaryLine(c: RawCredential, applies: Applies): string {
