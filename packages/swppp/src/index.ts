@@ -7,3 +7,8 @@ export { correctiveActionDeadlines } from "./corrective.js";
 export type { CorrectiveDeadline, CorrectiveDeadlines } from "./corrective.js";
 export type { Authority, Cited, HeldRule, Unit } from "./rules-held.js";
 export { NOTICES, citationLine } from "./texts.js";
+export { buildPlanModel } from "./plan/model.js";
+export type { PlanContact, PlanInput, PlanSite } from "./plan/model.js";
+export type { Block, PlanModel, PlanSection } from "./plan/model-types.js";
+export { renderPlanDocx } from "./plan/docx.js";
+export { renderPlanPdf } from "./plan/pdf.js";

@@ -60,6 +60,11 @@ const BASIS_WORD: Record<number, string> = {
   [Basis.UNSOURCED]: "unsourced",
 };
 
+/** The public word for a basis (anything unknown reads as unsourced, the weakest). */
+export function basisWord(b: Basis | undefined): string {
+  return (b !== undefined && BASIS_WORD[b]) || "unsourced";
+}
+
 export function cited(c: Citation | undefined): Cited {
   return {
     sourceCitation: c?.sourceCitation || "Not verified",
@@ -67,7 +72,7 @@ export function cited(c: Citation | undefined): Cited {
     quote: c?.quote ?? null,
     // Anything not stated as verified is shown as Unverified.
     confidence: c?.confidence === Confidence.VERIFIED ? "verified" : "unverified",
-    basis: (c && BASIS_WORD[c.basis]) ?? "unsourced",
+    basis: basisWord(c?.basis),
     checkedOn: c?.checkedOn ?? null,
   };
 }
