@@ -12,3 +12,4 @@ export type { PlanContact, PlanInput, PlanSite } from "./plan/model.js";
 export type { Block, PlanModel, PlanSection } from "./plan/model-types.js";
 export { renderPlanDocx } from "./plan/docx.js";
 export { renderPlanPdf } from "./plan/pdf.js";
+export { generatePlan } from "./plan/generate.js";

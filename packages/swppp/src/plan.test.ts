@@ -6,7 +6,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { extractText, getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
 import { FIXED_NOTICES } from "@permits/stormwater";
-import { NOTICES, buildPlanModel, renderPlanDocx, renderPlanPdf, type PlanInput } from "./index.js";
+import { NOTICES, buildPlanModel, generatePlan, type PlanInput } from "./index.js";
 import { answer, credentialOf } from "./test-support.js";
 
 const SCRIPT = "<script>alert(1)</script>";
@@ -24,11 +24,7 @@ function inputFor(state: string, over: Partial<PlanInput> = {}): PlanInput {
   };
 }
 
-async function generate(input: PlanInput) {
-  const model = buildPlanModel(input);
-  const [docx, pdf] = await Promise.all([renderPlanDocx(model), renderPlanPdf(model)]);
-  return { model, docx, pdf };
-}
+const generate = generatePlan;
 
 /** word/document.xml, and its text one paragraph a line. */
 function docxParts(docx: Uint8Array) {

@@ -8,7 +8,8 @@
 import { Basis, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import type { Determination, Requirement } from "@permits/proto/stormwater/v1/stormwater";
 
-export type Unit = "calendar days" | "days" | "hours" | "calendar month" | "years" | "inches of rain";
+/** The units the schedule counts in; other ids carry the dataset's own phrase for display. */
+export type Unit = "calendar days" | "days" | "hours" | "calendar month" | "years" | "inches of rain" | (string & {});
 
 export const UNITS: Readonly<Record<string, { unit: Unit; as: readonly string[] }>> = {
   "inspection.frequency": { unit: "calendar days", as: ["calendar days"] },
@@ -28,6 +29,20 @@ export const UNITS: Readonly<Record<string, { unit: Unit; as: readonly string[] 
   "retention.inspection": { unit: "years", as: ["years"] },
   "retention.records": { unit: "years", as: ["years"] },
   "retention.swppp": { unit: "years", as: ["years after termination"] },
+  // Shown in the plan beside their values (every permit holding them states the same unit).
+  "buffer.trigger": { unit: "feet", as: ["feet"] },
+  "buffer.width": { unit: "feet", as: ["feet"] },
+  "practice.disturbanceLimit": { unit: "acres", as: ["acres"] },
+  "practice.disturbedAreaLimit": { unit: "acres at any one time", as: ["acres at any one time"] },
+  "recordkeeping.swpppUpdate": { unit: "calendar days", as: ["calendar days"] },
+  "filing.coverageEffective": { unit: "hours after DEP receives the complete NOI", as: ["hours after DEP receives the complete NOI"] },
+  "filing.dmr": { unit: "days after month end", as: ["days after month end"] },
+  "filing.highTurbidity": { unit: "hours after analysis", as: ["hours after analysis"] },
+  "filing.ms4Notice": { unit: "days before commencing construction", as: ["days before commencing construction"] },
+  "filing.noiEmergency": { unit: "days after land disturbance begins", as: ["days after land disturbance begins"] },
+  "stabilization.permanent": { unit: "calendar days after the last land-disturbing activity", as: ["calendar days after the last land-disturbing activity"] },
+  // Ids whose unit differs between permits (filing.noi, filing.not, stabilization.*) are not
+  // listed: their value is shown bare beside the requirement's own words, which state it.
 };
 
 /** Values that measure something else than the schedule counts, by "permit id / requirement id". */

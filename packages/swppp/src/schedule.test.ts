@@ -97,6 +97,16 @@ describe("a state permit held in words (TX)", () => {
   });
 });
 
+describe("a value that measures something else (CA)", () => {
+  it("California's qualifying precipitation event is a forecast: it is not counted as a storm trigger", () => {
+    const s = inspectionSchedule({ determination: answer("CA"), inspections: [routineOn("2026-11-02")], rainEvents: [{ date: "2026-11-05", inches: 2 }], operatorFrequency: { everyDays: 7 }, today: "2026-11-12" });
+    expect(s.stormTrigger).toBeNull();
+    expect(s.stormEvents).toEqual([]);
+    expect(s.statements[0]).toContain('held only in words ("weekly")');
+    expect(s.nextRoutine).toMatchObject({ due: "2026-11-09", overdue: true });
+  });
+});
+
 describe("a state whose permit is not read (IL)", () => {
   it("says so, names the agency, and uses no other permit's numbers", () => {
     const s = inspectionSchedule({ determination: IL, inspections: [routineOn("2026-11-02")], rainEvents: [{ date: "2026-11-05", inches: 1 }], frequencyOption: OPTION1, today: "2026-11-12" });

@@ -67,8 +67,7 @@ export const say = {
 /** "2022 CGP Part 4.2 - https://... - Verified (read in an official agency form, checked 2026-11-25)". */
 export function citationLine(c: Cited): string {
   const status = c.confidence === "verified" ? VERIFIED : UNVERIFIED;
-  const parts = c.sourceCitation ? [`Source: ${c.sourceCitation}`] : ["Source"];
-  if (c.sourceUrl) parts.push(c.sourceUrl);
+  const parts = [`Source: ${[c.sourceCitation, c.sourceUrl].filter(Boolean).join(" - ") || "none held"}`];
   parts.push(`${status} (${BASIS_PHRASE[c.basis] ?? c.basis}${c.checkedOn ? `, checked ${c.checkedOn}` : ""})`);
   return parts.join(" - ");
 }

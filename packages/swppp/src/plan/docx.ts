@@ -19,9 +19,10 @@ function blockParagraphs(b: Block): Paragraph[] {
     case "value": {
       const runs: ParagraphChild[] = [new TextRun({ text: `${b.label}: `, bold: true }), new TextRun(b.value)];
       if (b.marker) runs.push(new TextRun({ text: ` [${b.marker}]`, bold: true, color: b.marker === "Unverified" ? RED : undefined }));
+      if (!b.source) return [new Paragraph({ spacing: { after: 120 }, children: runs })];
       return [
         new Paragraph({ children: runs }),
-        new Paragraph({ spacing: { after: 120 }, children: [new TextRun({ text: b.source, italics: true, size: 16, color: GREY })] }),
+        new Paragraph({ spacing: { after: 120 }, children: [new TextRun({ text: b.source, size: 16, color: GREY })] }),
       ];
     }
     case "blank":

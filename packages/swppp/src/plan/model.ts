@@ -68,6 +68,9 @@ function valueBlock(label: string, value: string, c: Cited | null): Block {
   return { kind: "value", label, value, marker: c.confidence === "verified" ? VERIFIED : UNVERIFIED, source: citationLine(c) };
 }
 
+/** A fact of the document itself (its version, date, dataset): no source line. */
+const fact = (label: string, value: string): Block => ({ kind: "value", label, value, marker: null, source: "" });
+
 const entered = (label: string, value: string | null | undefined, blankLabel = label): Block =>
   value ? valueBlock(label, value, null) : { kind: "blank", label: blankLabel, text: blank() };
 
@@ -119,9 +122,9 @@ function firstPage(input: PlanInput, a: Authority): Block[] {
     { kind: "text", text: plan.howToRead },
     { kind: "heading", text: plan.restsOnHeading },
     valueBlock("Site", input.site.name, null),
-    valueBlock("Plan version", String(input.version), null),
-    valueBlock("Prepared on", input.preparedOn, null),
-    valueBlock("Dataset version", d.datasetVersion, null),
+    fact("Plan version", String(input.version)),
+    fact("Prepared on", input.preparedOn),
+    fact("Dataset version", d.datasetVersion),
     d.permit ? valueBlock("Governing permit", `${d.permit.name}; version: ${d.permit.version}`, permitCited(d)) : { kind: "text", text: say.notRead(a) },
     ...(a.notRead && d.permit ? [{ kind: "text" as const, text: say.notRead(a) }] : []),
     ...extra.map((text): Block => ({ kind: "notice", text })),

@@ -30,8 +30,8 @@ function content(b: Block): object[] {
       return [{ table: { widths: ["*"], body: [[{ text: b.text, bold: true, margin: [4, 4, 4, 4] }]] }, layout: { hLineColor: RED, vLineColor: RED }, margin: [0, 0, 0, 8] }];
     case "value":
       return [
-        { text: [{ text: `${b.label}: `, bold: true }, b.value, ...(b.marker ? [{ text: ` [${b.marker}]`, bold: true, color: b.marker === "Unverified" ? RED : undefined }] : [])] },
-        { text: b.source, italics: true, fontSize: 8, color: GREY, margin: [0, 0, 0, 6] },
+        { text: [{ text: `${b.label}: `, bold: true }, b.value, ...(b.marker ? [{ text: ` [${b.marker}]`, bold: true, color: b.marker === "Unverified" ? RED : undefined }] : [])], margin: [0, 0, 0, b.source ? 0 : 6] },
+        ...(b.source ? [{ text: b.source, fontSize: 8, color: GREY, margin: [0, 0, 0, 6] }] : []),
       ];
     case "blank":
       return [{ text: [{ text: `${b.label}: `, bold: true }, b.text], margin: [0, 0, 0, 6] }];
