@@ -55,6 +55,20 @@ describe("federal permit (MA): the two frequency options, from the answer's valu
     expect(s.nextRoutine.words).toMatch(/^The number of days under this option turns on a fact the site does not state\. Turns on the receiving water\./);
   });
 
+  it("a storm inspection not made in its window is missed once a later inspection is recorded; a reduced frequency the permit does not hold is not applied", () => {
+    const s = inspectionSchedule({
+      determination: MA,
+      inspections: [routineOn("2026-11-02"), routineOn("2026-11-09")],
+      rainEvents: [{ date: "2026-11-05", inches: 0.3 }],
+      frequencyOption: OPTION1,
+      reducedFrequency: { requirementId: "inspection.inactiveSite", since: "2026-11-01" },
+      today: "2026-11-12",
+    });
+    expect(s.stormEvents[0]).toMatchObject({ due: "2026-11-06", status: "missed", doneOn: null, overdue: false });
+    expect(s.nextRoutine).toMatchObject({ due: "2026-11-16", overdue: false });
+    expect(s.statements).toContain('The reduced frequency declared ("inspection.inactiveSite") is not one this permit holds, so it is not applied.');
+  });
+
   it("no option chosen: the schedule asks for the choice and counts nothing", () => {
     const s = inspectionSchedule({ determination: MA, inspections: [routineOn("2026-11-02")], rainEvents: [], today: "2026-11-12" });
     expect(s.nextRoutine.due).toBeNull();

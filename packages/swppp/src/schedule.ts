@@ -237,6 +237,7 @@ export function inspectionSchedule(input: ScheduleInput): Schedule {
   const reducedHeld = rules.filter((r) => REDUCED.includes(r.id));
   if (reducedHeld.length === 0 && !a.notRead) statements.push(say.reducedNone);
   const declared = input.reducedFrequency;
+  if (declared && !reducedHeld.some((r) => r.id === declared.requirementId)) statements.push(say.reducedNotHeld(declared.requirementId));
   const reduced = reducedHeld.map((rule) => ({ rule, inEffectSince: declared && declared.requirementId === rule.id && declared.since <= input.today ? declared.since : null }));
   const dates = [...new Set(input.inspections.map((i) => i.date))].sort();
   const last = maxDate(dates);

@@ -51,6 +51,7 @@ export const say = {
   reportNotHeld: (a: Authority) => `This service holds no confirmed deadline for the inspection report; confirm it with ${a.agency}.`,
   reducedNone:
     "This service holds no reduced inspection frequency for this permit (for example for stabilized areas, frozen ground or dry seasons). Do not inspect less often unless the permit itself allows it.",
+  reducedNotHeld: (id: string) => `The reduced frequency declared ("${id}") is not one this permit holds, so it is not applied.`,
   reducedApplied: (label: string, since: string) => `${label}: in effect since ${since}, as stated by the operator.`,
   pausedBy: (label: string, since: string) =>
     `Routine inspections are paused since ${since} under "${label}", as stated by the operator; record when the condition ends.`,
