@@ -86,7 +86,7 @@ describe("the plan document", () => {
   it("a permit not read (IL): says so, names the agency, no number from another permit", async () => {
     const { docx, pdf } = await generate(inputFor("IL"));
     for (const text of [docxParts(docx).text, (await pdfPages(pdf)).join("\n")]) {
-      expect(text).toContain("This service has not read the governing permit (");
+      expect(text).toContain("issued by Illinois Environmental Protection Agency) has not been read by this service.");
       expect(text).toContain("Illinois Environmental Protection Agency");
       expect(text).toContain("This service holds none of the permit's requirements for this part");
       expect(text).not.toMatch(/2022 CGP|0\.25 inch|7 calendar days|14 calendar days|24 hours/);

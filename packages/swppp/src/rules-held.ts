@@ -127,13 +127,20 @@ export function heldRules(d: Determination): HeldRule[] {
 export interface Authority {
   agency: string;
   permitName: string | null;
-  /** True where the answer lists none of the permit's requirements (not read, lapsed, not identified). */
+  /** True where the answer lists none of the permit's requirements (not read, lapsed, not identified, not required). */
   notRead: boolean;
+  /** Why the list is empty, in the engine's own notice (it names the agency); null where requirements are listed. */
+  emptyBecause: string | null;
 }
+
+/** The engine's notices on an empty list all begin so (services/stormwater/src/engine/notices.ts). */
+const EMPTY_LIST = "No requirements are listed because";
 
 export function authorityOf(d: Determination): Authority {
   const agency = d.permit?.agencyName || d.jurisdiction?.agencyName || d.permit?.authority || `the permitting authority of ${d.jurisdiction?.name ?? d.input?.state ?? "the state"}`;
-  return { agency, permitName: d.permit?.name || d.jurisdiction?.permitName || null, notRead: d.requirements.length === 0 };
+  const notRead = d.requirements.length === 0;
+  const emptyBecause = notRead ? d.notices.find((n) => n.startsWith(EMPTY_LIST)) ?? null : null;
+  return { agency, permitName: d.permit?.name || d.jurisdiction?.permitName || null, notRead, emptyBecause };
 }
 
 /** "7 calendar days", "0.5 inches of rain", "close of next business day", or null. */

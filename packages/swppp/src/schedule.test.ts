@@ -126,9 +126,16 @@ describe("a state whose permit is not read (IL)", () => {
     const s = inspectionSchedule({ determination: IL, inspections: [routineOn("2026-11-02")], rainEvents: [{ date: "2026-11-05", inches: 1 }], frequencyOption: OPTION1, today: "2026-11-12" });
     expect(s.frequency).toMatchObject({ source: "none", everyDays: null });
     expect(s.nextRoutine.due).toBeNull();
-    expect(s.statements[0]).toMatch(/^This service has not read the governing permit \(General NPDES Permit .*, issued by Illinois Environmental Protection Agency.*\), so it holds none of its requirements for this site\./);
+    // The engine's own notice on the empty list, naming the permit and its agency.
+    expect(s.statements[0]).toMatch(/^No requirements are listed because the governing permit \(General NPDES Permit .*\(ILR10\), issued by Illinois Environmental Protection Agency\) has not been read by this service\. .*The federal CGP's requirements are not substituted for a state permit\.$/);
     expect(s.stormEvents).toEqual([]);
     expect(JSON.stringify(s)).not.toMatch(/0\.25|calendar days|24 hours/);
+  });
+
+  it("a site whose coverage is not required (MA, half an acre) is told why the list is empty, not that the permit is unread", () => {
+    const s = inspectionSchedule({ determination: answer("MA", { disturbedAcres: 0.5 }), inspections: [], rainEvents: [], today: "2026-11-12" });
+    expect(s.statements[0]).toMatch(/^No requirements are listed because permit coverage is not required on the facts given\./);
+    expect(s.nextRoutine.due).toBeNull();
   });
 
   it("follows the frequency the operator entered, shown as entered by them", () => {

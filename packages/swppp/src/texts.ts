@@ -24,7 +24,9 @@ export function permitWords(a: Authority): string {
 }
 
 export const say = {
+  /** Why no requirement is listed: the engine's own notice, or (where it gives none) these words. */
   notRead: (a: Authority) =>
+    a.emptyBecause ??
     `This service has not read the governing permit (${permitWords(a)}), so it holds none of its requirements for this site. That does not mean nothing is required: confirm the requirements with ${a.agency}. No figure from another permit is used here.`,
   frequencyNotHeld: (a: Authority) =>
     `This service holds no inspection frequency for this site's permit (${permitWords(a)}). Confirm the frequency with ${a.agency} and enter it; no figure from another permit is used here.`,

@@ -125,8 +125,8 @@ function firstPage(input: PlanInput, a: Authority): Block[] {
     fact("Plan version", String(input.version)),
     fact("Prepared on", input.preparedOn),
     fact("Dataset version", d.datasetVersion),
-    d.permit ? valueBlock("Governing permit", `${d.permit.name}; version: ${d.permit.version}`, permitCited(d)) : { kind: "text", text: say.notRead(a) },
-    ...(a.notRead && d.permit ? [{ kind: "text" as const, text: say.notRead(a) }] : []),
+    d.permit ? valueBlock("Governing permit", `${d.permit.name}; version: ${d.permit.version}`, permitCited(d)) : { kind: "text", text: a.emptyBecause ? plan.noPermit : say.notRead(a) },
+    ...(a.notRead && !a.emptyBecause && d.permit ? [{ kind: "text" as const, text: say.notRead(a) }] : []),
     ...extra.map((text): Block => ({ kind: "notice", text })),
   ];
 }
@@ -170,7 +170,7 @@ function sectionsOf(input: PlanInput, a: Authority): PlanSection[] {
       valueBlock("Coverage", `${COVERAGE_WORDS[d.coverage] ?? plan.notStated}. ${d.coverageReason}`, cited(stepCitation(d, "coverage threshold"))),
       d.permit
         ? valueBlock("Governing permit", [d.permit.name, d.permit.permitNumber && `number ${d.permit.permitNumber}`, `issued by ${a.agency}`, d.permit.effectiveDate && `effective ${d.permit.effectiveDate}`, d.permit.expiryDate && `expires ${d.permit.expiryDate}`].filter(Boolean).join("; "), permitCited(d))
-        : { kind: "text", text: say.notRead(a) },
+        : { kind: "text", text: say.notRead(a) }, // the engine's notice where it gives one
       ...(d.jurisdiction?.note ? [{ kind: "text" as const, text: d.jurisdiction.note }] : []),
     ] },
     { heading: HEADINGS.discharge, blocks: [

@@ -25,6 +25,7 @@ export const plan = {
   footer: (site: string, version: number, dataset: string, permitVersion: string | null) =>
     `${site} - plan version ${version} - dataset ${dataset}${permitVersion ? ` - permit version ${permitVersion}` : ""}`,
   noneHeldHere: (a: Authority) => `This service holds none of the permit's requirements for this part (${permitWords(a)}). Confirm them with ${a.agency}. ${blank("to be completed by the preparer from the permit")}`,
+  noPermit: "Governing permit: not identified by this service (see below).",
   entered: "As entered by the operator (not checked by this service)",
   notStated: "Not stated",
   yes: "Yes",
