@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { strFromU8, unzipSync } from "fflate";
 import { extractText, getDocumentProxy } from "unpdf";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FIXED_NOTICES } from "@permits/stormwater";
 import { NOTICES, buildPlanModel, generatePlan, type PlanInput } from "./index.js";
 import { answer, credentialOf } from "./test-support.js";
@@ -42,7 +42,11 @@ async function pdfPages(pdf: Uint8Array): Promise<string[]> {
   return text.map((t) => t.replace(/\s+/g, " "));
 }
 
-describe("the plan document", () => {
+// Each plan takes a fraction of a second, but the first loads docx and pdfmake (with its fonts),
+// and these machines are shared: generous limits, and the load paid once before the tests.
+describe("the plan document", { timeout: 60_000 }, () => {
+  beforeAll(() => generate(inputFor("MA")), 120_000);
+
   it("carries document 1's two notices, the engine's own words", () => {
     expect([...NOTICES]).toEqual([...FIXED_NOTICES]);
   });

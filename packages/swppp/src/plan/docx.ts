@@ -1,14 +1,17 @@
 // The plan as DOCX (the docx library), editable by the preparer. Deterministic: docx stamps the
 // clock into docProps/core.xml and into the zip entries, so both are rewritten from the model's
 // createdAt; nothing else in what is drawn here carries a random id (no hyperlinks, images or lists).
-import { AlignmentType, Document, Footer, Header, HeadingLevel, Packer, PageNumber, Paragraph, TextRun, type ParagraphChild } from "docx";
-import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+// docx and fflate load on the first plan (this module's importers pay nothing until then).
+import type { ParagraphChild } from "docx";
 import type { Block, PlanModel } from "./model-types.js";
+
+type Docx = typeof import("docx");
+type Zip = typeof import("fflate");
 
 const GREY = "555555";
 const RED = "B00020";
 
-function blockParagraphs(b: Block): Paragraph[] {
+function blockParagraphs({ HeadingLevel, Paragraph, TextRun }: Docx, b: Block): InstanceType<Docx["Paragraph"]>[] {
   switch (b.kind) {
     case "heading":
       return [new Paragraph({ heading: HeadingLevel.HEADING_3, children: [new TextRun(b.text)] })];
@@ -30,14 +33,15 @@ function blockParagraphs(b: Block): Paragraph[] {
   }
 }
 
-function documentOf(m: PlanModel): Document {
+function documentOf(docx: Docx, m: PlanModel): InstanceType<Docx["Document"]> {
+  const { AlignmentType, Document, Footer, Header, HeadingLevel, PageNumber, Paragraph, TextRun } = docx;
   const banner = m.draftBanner ? [new Paragraph({ alignment: AlignmentType.CENTER, children: [new TextRun({ text: m.draftBanner, bold: true, color: RED, size: 18 })] })] : [];
   const children = [
     new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(m.title)] }),
-    ...m.firstPage.flatMap(blockParagraphs),
+    ...m.firstPage.flatMap((b) => blockParagraphs(docx, b)),
     ...m.sections.flatMap((s, i) => [
       new Paragraph({ heading: HeadingLevel.HEADING_1, pageBreakBefore: i === 0, children: [new TextRun(s.heading)] }),
-      ...s.blocks.flatMap(blockParagraphs),
+      ...s.blocks.flatMap((b) => blockParagraphs(docx, b)),
     ]),
   ];
   return new Document({
@@ -61,7 +65,7 @@ function documentOf(m: PlanModel): Document {
 const STAMP = /(<dcterms:(created|modified)[^>]*>)[^<]*(<\/dcterms:\2>)/g;
 
 /** Re-zip with fixed dates: the same model gives the same bytes. */
-function fixDates(zip: Uint8Array, at: Date): Uint8Array {
+function fixDates({ strFromU8, strToU8, unzipSync, zipSync }: Zip, zip: Uint8Array, at: Date): Uint8Array {
   const files = unzipSync(zip);
   const iso = at.toISOString().replace(/\.\d{3}Z$/, "Z");
   const core = files["docProps/core.xml"];
@@ -72,6 +76,7 @@ function fixDates(zip: Uint8Array, at: Date): Uint8Array {
 }
 
 export async function renderPlanDocx(m: PlanModel): Promise<Uint8Array> {
-  const zip = await Packer.toBuffer(documentOf(m));
-  return fixDates(new Uint8Array(zip), m.createdAt);
+  const [docx, fflate] = await Promise.all([import("docx"), import("fflate")]);
+  const zip = await docx.Packer.toBuffer(documentOf(docx, m));
+  return fixDates(fflate, new Uint8Array(zip), m.createdAt);
 }

@@ -1,23 +1,29 @@
 // The plan as PDF (pdfmake). Fonts are pdfmake's own Roboto, bundled in the npm package as base64
 // and loaded into pdfmake's in-memory file system: nothing is read from disk or fetched (both
 // access policies refuse everything). Deterministic: the creation date (and so the document id
-// pdfkit derives from it) comes from the model.
-import pdfmake from "pdfmake";
-import vfs from "pdfmake/build/vfs_fonts.js";
+// pdfkit derives from it) comes from the model. pdfmake and its fonts (some 50 MB once loaded)
+// load on the first plan, not when the package is imported.
+import type { PdfMake } from "pdfmake";
 import type { Block, PlanModel } from "./model-types.js";
 
 const FONT_FILES = { normal: "Roboto-Regular.ttf", bold: "Roboto-Medium.ttf", italics: "Roboto-Italic.ttf", bolditalics: "Roboto-MediumItalic.ttf" } as const;
 const RED = "#B00020";
 const GREY = "#555555";
 
-let ready = false;
-function setUp(): void {
-  if (ready) return;
-  for (const file of Object.values(FONT_FILES)) if (!pdfmake.virtualfs.existsSync(file)) pdfmake.virtualfs.writeFileSync(file, vfs[file], "base64");
-  pdfmake.setFonts({ Roboto: FONT_FILES });
-  pdfmake.setUrlAccessPolicy(() => false);
-  pdfmake.setLocalAccessPolicy(() => false);
-  ready = true;
+let ready: Promise<PdfMake> | null = null;
+function setUp(): Promise<PdfMake> {
+  ready ??= (async () => {
+    const [{ default: pdfmake }, { default: vfs }] = await Promise.all([import("pdfmake"), import("pdfmake/build/vfs_fonts.js")]);
+    for (const file of Object.values(FONT_FILES)) if (!pdfmake.virtualfs.existsSync(file)) pdfmake.virtualfs.writeFileSync(file, vfs[file], "base64");
+    pdfmake.setFonts({ Roboto: FONT_FILES });
+    pdfmake.setUrlAccessPolicy(() => false);
+    pdfmake.setLocalAccessPolicy(() => false);
+    return pdfmake;
+  })().catch((e: unknown) => {
+    ready = null; // a failed load is tried again on the next plan
+    throw e;
+  });
+  return ready;
 }
 
 function content(b: Block): object[] {
@@ -63,7 +69,7 @@ function definition(m: PlanModel): object {
 }
 
 export async function renderPlanPdf(m: PlanModel): Promise<Uint8Array> {
-  setUp();
+  const pdfmake = await setUp();
   const buffer = await pdfmake.createPdf(definition(m)).getBuffer();
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }

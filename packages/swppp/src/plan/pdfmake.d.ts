@@ -7,7 +7,7 @@ declare module "pdfmake" {
     existsSync(name: string): boolean;
     writeFileSync(name: string, content: string, encoding: "base64"): void;
   }
-  interface PdfMake {
+  export interface PdfMake {
     virtualfs: VirtualFs;
     setFonts(fonts: Record<string, Record<"normal" | "bold" | "italics" | "bolditalics", string>>): void;
     setUrlAccessPolicy(allow: (url: string) => boolean): void;
