@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { FIXED_NOTICES } from "@permits/stormwater";
 import { NOTICES, buildPlanModel, generatePlan, type PlanInput } from "./index.js";
 import { answer, credentialOf } from "./test-support.js";
+import { wordProblems } from "../../../test/support/answer-words.js";
 
 const SCRIPT = "<script>alert(1)</script>";
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
@@ -119,6 +120,16 @@ describe("the plan document", { timeout: 60_000 }, () => {
     expect(d.xml).not.toContain(SCRIPT);
     expect(d.text).toContain(`Site name: ${SCRIPT}`);
     expect((await pdfPages(pdf))[0]).toContain(`Site: ${SCRIPT}`);
+  });
+
+  it("reads as plain words: no internal vocabulary, no agreement errors, over every jurisdiction", () => {
+    const problems = new Set<string>();
+    for (const state of ["MA", "TX", "IL", "GA", "WA", "CO", "CA", "NC", "OH", "FL", "SC", "TN", "AL", "MD", "PR"]) {
+      const m = buildPlanModel(inputFor(state));
+      const texts = [m.title, m.draftBanner ?? "", m.footer, ...[...m.firstPage, ...m.sections.flatMap((s) => [{ kind: "text", text: s.heading } as const, ...s.blocks])].flatMap((b) => Object.values(b).filter((v): v is string => typeof v === "string"))];
+      for (const t of texts) for (const p of wordProblems(t)) problems.add(`${state}: ${p}`);
+    }
+    expect([...problems]).toEqual([]);
   });
 
   it("refuses a bad date or version with a plain message", () => {

@@ -143,10 +143,13 @@ export function authorityOf(d: Determination): Authority {
   return { agency, permitName: d.permit?.name || d.jurisdiction?.permitName || null, notRead, emptyBecause };
 }
 
-/** "7 calendar days", "0.5 inches of rain", "close of next business day", or null. */
+const SINGULAR: Record<string, string> = { days: "day", hours: "hour", years: "year", inches: "inch", feet: "foot", acres: "acre" };
+
+/** "7 calendar days", "1 inch of rain", "close of next business day", or null. */
 export function valueWords(r: HeldRule): string | null {
   if (r.value === null) return null;
   if (typeof r.value === "string") return r.value;
   if (r.unit === "calendar month") return r.value === 1 ? "1 calendar month" : `${r.value} calendar months`;
-  return r.unit ? `${r.value} ${r.unit}` : String(r.value);
+  if (!r.unit) return String(r.value);
+  return `${r.value} ${r.value === 1 ? r.unit.replace(/^(calendar )?(days|hours|years|inches|feet|acres)\b/, (_m, pre: string | undefined, w: string) => `${pre ?? ""}${SINGULAR[w]}`) : r.unit}`;
 }

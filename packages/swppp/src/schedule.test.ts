@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { inspectionSchedule, type InspectionRecord, type RainEvent } from "./index.js";
 import { answer } from "./test-support.js";
+import { wordProblems } from "../../../test/support/answer-words.js";
 
 const MA = answer("MA");
 const MA_PLAIN = answer("MA", { dischargesToImpairedWater: false, dischargesToTier2Water: false });
@@ -162,6 +163,17 @@ describe("reduced frequencies, only where the permit holds them", () => {
     expect(s.nextRoutine.due).toBeNull();
     expect(s.nextRoutine.words).toContain("Routine inspections are paused since 2026-11-05");
     expect(s.overdue).toEqual([]);
+  });
+});
+
+describe("words", () => {
+  it("no agreement errors for one day, one hour or one inch (an operator's entry of 1)", () => {
+    const s = inspectionSchedule({ determination: IL, inspections: [routineOn("2026-11-02")], rainEvents: [{ date: "2026-11-05", inches: 1 }], operatorFrequency: { everyDays: 1, stormInches: 1, stormWithinHours: 1 }, today: "2026-11-12" });
+    expect(s.frequency.words).toBe("Every 1 calendar day, as entered by the operator (not checked by this service).");
+    expect(s.nextRoutine.words).toBe("At least every 1 calendar day, counted from the last inspection on 2026-11-02.");
+    expect(s.stormEvents[0].words).toBe("1 inch of rain (the trigger is 1 inch or more): inspect within 1 hour.");
+    const texts = JSON.stringify(s).match(/"words":"[^"]*"/g) ?? [];
+    expect(texts.flatMap((t) => wordProblems(t))).toEqual([]);
   });
 });
 
