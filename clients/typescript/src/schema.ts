@@ -727,7 +727,7 @@ export interface components {
             label: string;
             /** @description The requirement in words. */
             detail: string;
-            /** @description A string, a number, or null. */
+            /** @description A string, a number, or null where the value turns on an input that was not stated. */
             value?: unknown;
             /** @description The permit section and official source the requirement comes from; null where none is held. */
             citation?: components["schemas"]["CommonCitation"] | null;
@@ -1345,7 +1345,7 @@ export interface components {
         CommonDatasetRelease: {
             /** @description A dataset version after since. */
             datasetVersion: string;
-            /** @description The version it follows. */
+            /** @description The version it follows; null for the first version recorded. */
             previousVersion?: string | null;
             /** @description Facts the version holds. */
             factCount: number;
@@ -1378,7 +1378,7 @@ export interface components {
             after?: components["schemas"]["CommonFactState"] | null;
         };
         CommonFactState: {
-            /** @description A string, a number, or null. */
+            /** @description What the fact states: the fields of the record it supports, as data (null where it is a bare citation). */
             value?: unknown;
             /**
              * @description What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, built at start from the route table and the proto descriptors,
-// so it stays complete as routes are added.
-import { describeProperties } from "./property-descriptions.js";
+// so it stays complete as routes are added. A response field's description is its comment in the
+// .proto (http/json-schema.ts); only the envelopes' own fields are described here and in the routes.
 import type { DescMessage } from "@bufbuild/protobuf";
 import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
 import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
@@ -14,10 +14,13 @@ import { SITE_FIELDS } from "../stormwater/site-input.js";
 import { PROJECT_FIELDS } from "../nwp/project-input.js";
 import { parameterExample, requestExample, responseExample } from "./openapi-examples.js";
 
-/** The echoed input of an answer means what the request field of the same name means. */
+/**
+ * The echoed input of an answer means what the request field of the same name means: the field
+ * table's words win over the input message's proto comments.
+ */
 function describeEcho(schema: Record<string, unknown> | undefined, table: FieldTable): void {
   const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [name, prop] of Object.entries(props)) if (!prop.description && table[name]?.description) prop.description = table[name].description;
+  for (const [name, prop] of Object.entries(props)) if (table[name]?.description) prop.description = table[name].description;
 }
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
@@ -108,19 +111,35 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   schemas.Coverage = {
     type: "object",
     required: ["stormwater", "nwp"],
-    properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
+    properties: {
+      stormwater: { $ref: `#/components/schemas/${swCoverage}`, description: "What the stormwater dataset holds, per basis and per jurisdiction." },
+      nwp: { $ref: `#/components/schemas/${nwpCoverage}`, description: "What the nationwide permit dataset holds, per basis and per permit." },
+    },
   };
   // GET /api/v1/changes: the stormwater surface's envelope around one dataset's changes.
   addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
     required: ["count", "verifiedCount", "jurisdictions"],
-    properties: { count: { type: "integer" }, verifiedCount: { type: "integer" }, coverageNote: { type: ["string", "null"] }, jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" } } },
+    properties: {
+      count: { type: "integer", description: "Number of items in jurisdictions." },
+      verifiedCount: { type: "integer", description: "How many of the jurisdictions are verified." },
+      coverageNote: { type: ["string", "null"], description: "Note on what the list covers; null where there is none." },
+      jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" }, description: "Every jurisdiction held, each with its permitting authority and confidence." },
+    },
   };
   schemas.NwpMeta = {
     type: "object",
     required: ["ruleset", "generatedAt", "requestId"],
-    properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
+    properties: {
+      input: { $ref: "#/components/schemas/NwpProjectInput", description: "The normalised request input, on a determination." },
+      ruleset: { $ref: "#/components/schemas/NwpRuleset", description: "The nationwide permit ruleset the answer was computed against." },
+      generatedAt: { type: "string", format: "date-time", description: "When the response was generated (date-time)." },
+      requestId: { type: "string", description: "The request id, also in the X-Request-Id header." },
+      count: { type: "integer", description: "Number of projects in the batch (batch responses only)." },
+      succeeded: { type: "integer", description: "Number of projects that were decided (batch responses only)." },
+      failed: { type: "integer", description: "Number of projects that were refused (batch responses only)." },
+    },
   };
   // A batch item as the route writes it: the proto's BatchItem carries a BadRequest, which the
   // gateway renders in the NWP surface's error vocabulary.
@@ -128,8 +147,25 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   const { requestId: _r, docs: _d, ...itemErrorProps } = itemError.properties;
   schemas.NwpBatchItem = {
     oneOf: [
-      { type: "object", required: ["index", "ok", "input", "determination"], properties: { index: { type: "integer" }, ok: { const: true }, input: { $ref: "#/components/schemas/NwpProjectInput" }, determination: { $ref: "#/components/schemas/NwpDetermination" } } },
-      { type: "object", required: ["index", "ok", "error"], properties: { index: { type: "integer" }, ok: { const: false }, error: { type: "object", required: ["code", "message"], properties: itemErrorProps } } },
+      {
+        type: "object",
+        required: ["index", "ok", "input", "determination"],
+        properties: {
+          index: { type: "integer", description: "Zero-based position of the project in the request's projects list." },
+          ok: { const: true, description: "true: the project was valid and decided." },
+          input: { $ref: "#/components/schemas/NwpProjectInput", description: "The normalised project input." },
+          determination: { $ref: "#/components/schemas/NwpDetermination", description: "The determination for this project." },
+        },
+      },
+      {
+        type: "object",
+        required: ["index", "ok", "error"],
+        properties: {
+          index: { type: "integer", description: "Zero-based position of the project in the request's projects list." },
+          ok: { const: false, description: "false: the project was refused; error says why, and the rest of the batch is unaffected." },
+          error: { type: "object", required: ["code", "message"], properties: itemErrorProps, description: "Why this project was refused, with its field errors, in place of a determination." },
+        },
+      },
     ],
   };
   schemas.StormwaterError = errorEnvelopes.stormwater;
@@ -238,6 +274,5 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   };
   describeEcho(schemas.SiteInput, SITE_FIELDS);
   describeEcho(schemas.NwpProjectInput, PROJECT_FIELDS);
-  describeProperties(doc);
   return doc;
 }
