@@ -6,7 +6,7 @@ import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema,
 import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
 import { FactChangesSchema } from "@permits/proto/common/v1/common";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
-import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
+import { ERROR_TEXT, Problem } from "../../http/problems.js";
 import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 import type { FieldTable } from "../../http/fields.js";
@@ -25,27 +25,6 @@ function describeEcho(schema: Record<string, unknown> | undefined, table: FieldT
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
 const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
-
-// Each public error code with its status and meaning, per surface.
-const ERROR_TEXT: Record<string, { kind: ProblemKind; text: string }> = {
-  invalid_request: { kind: "invalid_request", text: "A field is missing, malformed or unknown; an unknown identifier lists the valid values (document 2: 422)." },
-  invalid_json: { kind: "invalid_json", text: "The body is not valid JSON." },
-  malformed_json: { kind: "invalid_json", text: "The body is not valid JSON." },
-  unauthorized: { kind: "invalid_api_key", text: "A supplied key is invalid or revoked. A call without a key is never refused for that." },
-  missing_api_key: { kind: "missing_api_key", text: "No key was sent; every document 2 endpoint needs one (the public sandbox key works)." },
-  invalid_api_key: { kind: "invalid_api_key", text: "The key is not valid (forged, revoked, unknown subscription, or a document 1 key)." },
-  not_found: { kind: "not_found", text: "No such endpoint, or no such resource; the valid values are attached." },
-  method_not_allowed: { kind: "method_not_allowed", text: "The path exists but not for this method; Allow names the methods served." },
-  payload_too_large: { kind: "payload_too_large", text: "The body exceeds the byte ceiling named in the message." },
-  upgrade_required: { kind: "upgrade_required", text: "The endpoint needs a Pro key." },
-  batch_too_large: { kind: "batch_too_large", text: "More than 100 projects in a batch." },
-  rate_limited: { kind: "rate_limited", text: "A burst, volume or monthly allowance is exhausted; Retry-After says when to retry. No overage is billed." },
-  rate_limit_exceeded: { kind: "rate_limited", text: "The allowance is exhausted; Retry-After and the message say when to retry." },
-  entitlement_check_unavailable: { kind: "entitlement_check_unavailable", text: "The payment provider could not be reached; retry. It never means the subscription ended." },
-  internal: { kind: "internal", text: "Unexpected server error; safe to retry; quote request_id." },
-  internal_error: { kind: "internal", text: "Unexpected server error; worth retrying; quote requestId." },
-  idempotency_conflict: { kind: "idempotency_conflict", text: "A request with this Idempotency-Key is still in progress (answered as invalid_request, HTTP 409); retry after Retry-After." },
-};
 
 const errorEnvelopes = {
   stormwater: {
@@ -172,8 +151,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   schemas.NwpError = errorEnvelopes.nwp;
 
   const responses: Record<string, unknown> = {};
-  for (const [code, { kind, text }] of Object.entries(ERROR_TEXT)) {
-    const surface: Surface = ["malformed_json", "missing_api_key", "invalid_api_key", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error", "batch_too_large", "upgrade_required"].includes(code) ? "nwp" : "stormwater";
+  for (const [code, { kind, surface, text }] of Object.entries(ERROR_TEXT)) {
     responses[code] = {
       description: `${code} (HTTP ${new Problem(kind, "").status(surface)}${code === "invalid_request" ? "; 422 on document 2 for an unknown identifier" : ""}): ${text}`,
       content: { "application/json": { schema: { $ref: `#/components/schemas/${surface === "nwp" ? "NwpError" : "StormwaterError"}` } } },
