@@ -1193,20 +1193,6 @@ export interface components {
             /** @description Always verify: the mapping is a screening aid, and the permit selection must be confirmed against the permit text. */
             confidence: string;
         };
-        NwpRuleset: {
-            /** @description Identifier of the ruleset. */
-            id: string;
-            /** @description Name of the nationwide permit ruleset. */
-            name: string;
-            /** @description Federal Register citation of the ruleset. */
-            federalRegisterCitation: string;
-            /** @description Date the ruleset took effect (yyyy-mm-dd). */
-            effectiveDate: string;
-            /** @description Date the ruleset expires (yyyy-mm-dd). */
-            expiryDate: string;
-            /** @description Official source of the ruleset. */
-            sourceUrl: string;
-        };
         StormwaterCoverage: {
             /** @description Version of the stormwater dataset, as in a determination's datasetVersion. */
             datasetVersion: string;
@@ -1280,6 +1266,20 @@ export interface components {
             /** @description Per nationwide permit, what is held and on which basis. */
             permits: components["schemas"]["NwpPermitCoverage"][];
         };
+        NwpRuleset: {
+            /** @description Identifier of the ruleset. */
+            id: string;
+            /** @description Name of the nationwide permit ruleset. */
+            name: string;
+            /** @description Federal Register citation of the ruleset. */
+            federalRegisterCitation: string;
+            /** @description Date the ruleset took effect (yyyy-mm-dd). */
+            effectiveDate: string;
+            /** @description Date the ruleset expires (yyyy-mm-dd). */
+            expiryDate: string;
+            /** @description Official source of the ruleset. */
+            sourceUrl: string;
+        };
         NwpBasisCount: {
             /**
              * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
@@ -1321,12 +1321,6 @@ export interface components {
              * @enum {string}
              */
             confidence: "verified" | "unverified";
-        };
-        Coverage: {
-            /** @description What the stormwater dataset holds, per basis and per jurisdiction. */
-            stormwater: components["schemas"]["StormwaterCoverage"];
-            /** @description What the nationwide permit dataset holds, per basis and per permit. */
-            nwp: components["schemas"]["NwpCoverage"];
         };
         FactChanges: {
             /** @description The dataset the version belongs to: stormwater or nwp. */
@@ -1398,6 +1392,12 @@ export interface components {
             sourceUrl?: string | null;
             /** @description A short verbatim quote of the source; null where none was read. */
             quote?: string | null;
+        };
+        Coverage: {
+            /** @description What the stormwater dataset holds, per basis and per jurisdiction. */
+            stormwater: components["schemas"]["StormwaterCoverage"];
+            /** @description What the nationwide permit dataset holds, per basis and per permit. */
+            nwp: components["schemas"]["NwpCoverage"];
         };
         JurisdictionList: {
             /** @description Number of items in jurisdictions. */

@@ -2,9 +2,8 @@
 // so it stays complete as routes are added. A response field's description is its comment in the
 // .proto (http/json-schema.ts); only the envelopes' own fields are described here and in the routes.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
-import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
-import { FactChangesSchema } from "@permits/proto/common/v1/common";
+import { file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
+import { file_permits_nwp_v1_nwp, ProjectInputSchema, RulesetSchema } from "@permits/proto/nwp/v1/nwp";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
 import { ERROR_TEXT, Problem } from "../../http/problems.js";
 import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
@@ -25,6 +24,18 @@ function describeEcho(schema: Record<string, unknown> | undefined, table: FieldT
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
 const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
+
+/**
+ * The components of a message a route declares, and of those it reaches: enum words in the route's
+ * surface style; names Nwp-prefixed for a message of the NWP protos (or of the common protos on
+ * the NWP surface), else as the stormwater surface names them; `name` for the declared message.
+ */
+function addRouteMessage(r: RouteSpec, declared: NonNullable<RouteSpec["doc"]["messages"]>[number], schemas: Record<string, Record<string, unknown>>): void {
+  const { message, name } = "message" in declared ? declared : { message: declared, name: undefined };
+  const nwpNames = message.file === file_permits_nwp_v1_nwp || (message.file !== file_permits_stormwater_v1_stormwater && r.surface === "nwp");
+  const naming = nwpNames ? nwpNaming : stormwaterNaming;
+  addMessageSchemas(message, { style: r.surface === "nwp" ? nwpNaming.style : stormwaterNaming.style, name: (d: DescMessage) => (d === message && name ? name : naming.name(d)) }, schemas);
+}
 
 const errorEnvelopes = {
   stormwater: {
@@ -80,23 +91,16 @@ function requestBodyOf(r: RouteSpec, body: Record<string, unknown>): Record<stri
 
 export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<string, unknown> {
   const schemas: Record<string, Record<string, unknown>> = {};
-  const sw: DescMessage[] = [StormwaterDetermination, RequirementsResultSchema, JurisdictionSchema, CredentialResultSchema];
-  const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
-  for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
-  for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
+  for (const r of routes) for (const m of r.doc.messages ?? []) addRouteMessage(r, m, schemas);
   // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
-  const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
-  const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);
   schemas.Coverage = {
     type: "object",
     required: ["stormwater", "nwp"],
     properties: {
-      stormwater: { $ref: `#/components/schemas/${swCoverage}`, description: "What the stormwater dataset holds, per basis and per jurisdiction." },
-      nwp: { $ref: `#/components/schemas/${nwpCoverage}`, description: "What the nationwide permit dataset holds, per basis and per permit." },
+      stormwater: { $ref: "#/components/schemas/StormwaterCoverage", description: "What the stormwater dataset holds, per basis and per jurisdiction." },
+      nwp: { $ref: "#/components/schemas/NwpCoverage", description: "What the nationwide permit dataset holds, per basis and per permit." },
     },
   };
-  // GET /api/v1/changes: the stormwater surface's envelope around one dataset's changes.
-  addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
     required: ["count", "verifiedCount", "jurisdictions"],
@@ -107,6 +111,8 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" }, description: "Every jurisdiction held, each with its permitting authority and confidence." },
     },
   };
+  // The NWP surface's meta, on every answer of that surface: the ruleset, and a determination's input.
+  for (const m of [RulesetSchema, ProjectInputSchema]) addMessageSchemas(m, nwpNaming, schemas);
   schemas.NwpMeta = {
     type: "object",
     required: ["ruleset", "generatedAt", "requestId"],
