@@ -1,7 +1,7 @@
 // The served OpenAPI document passes `@redocly/cli lint` (redocly.yaml: recommended-strict, with
 // each rule turned off justified there), and every property in it says what it is.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -59,4 +59,13 @@ it("describes every property", async () => {
   expect(all.length).toBeGreaterThan(300);
   const undescribed = all.filter(([, schema]) => typeof schema.description !== "string" || schema.description.trim() === "").map(([p]) => p);
   expect(undescribed).toEqual([]);
+});
+
+it("describes a response field in the words of its comment in the .proto, its lines run on", async () => {
+  const doc = (await gw.app.inject({ method: "GET", url: "/api/openapi" })).json();
+  const proto = readFileSync(path.join(ROOT, "proto/permits/common/v1/common.proto"), "utf8");
+  const citation = proto.slice(proto.indexOf("message Citation {"), proto.indexOf("Basis basis = 5;"));
+  const comment = citation.slice(citation.lastIndexOf(";") + 1).trim().split("\n").map((l) => l.trim().replace(/^\/\/ ?/, "")).join(" ");
+  expect(comment).toMatch(/^What the cited fact rests on: official-text .* may be verified\.$/);
+  expect(doc.components.schemas.CommonCitation.properties.basis.description).toBe(comment);
 });
