@@ -117,8 +117,21 @@ if (!flag("apply")) {
 const before = release({ check: true });
 if (before.problems.length > 0) fail(`release the data as it is before applying (npm run data:release): ${before.problems.join("; ")}`);
 const confirmations = reports.flatMap((r) => r.result.confirmed.map((c) => ({ ...c, document: r.doc, file: r.source.file, sha256: r.sha256 })));
-const written = applyReadings({ promotions, confirmations }, on);
-fs.writeFileSync(registryFile(), registryText(registryFromData(registry, loadFacts())));
+const { written, restore } = applyReadings({ promotions, confirmations }, on);
+let fresh;
+try {
+  fresh = registryFromData(registry, loadFacts());
+} catch (e) {
+  restore();
+  fail(`the data would no longer load, so nothing was written: ${e.message}`, 1);
+}
+// Each document's reading: the file, its sha256 and what it confirmed and promoted.
+for (const r of reports) {
+  const doc = fresh.documents.find((d) => d.url === r.doc.url);
+  const page = (x) => ({ fact: x.key, page: x.page });
+  doc.readings = [...(doc.readings ?? []), { on, file: r.source.file, sha256: r.sha256, excerpt: r.source.excerpt === true, confirmed: r.result.confirmed.map(page), promoted: r.result.promotions.map(page) }];
+}
+fs.writeFileSync(registryFile(), registryText(fresh));
 const after = release();
 if (after.problems.length > 0) fail(after.problems.join("\n"), 1);
 for (const l of after.lines) console.log(l);

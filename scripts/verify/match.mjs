@@ -57,8 +57,11 @@ export function closestPassage(doc, quote) {
     if (i >= k) add(ws[i - k].w, -1);
     if (i >= k - 1 && score > best.score) best = { score, from: i - k + 1 };
   }
-  const from = ws[best.from];
-  const to = ws[best.from + k - 1];
+  // Started at the first word the quote has, so a changed word at its end is in the passage.
+  let start = best.from;
+  while (start < best.from + k - 1 && !need.has(ws[start].w)) start++;
+  const from = ws[start];
+  const to = ws[Math.min(ws.length - 1, start + k - 1)];
   return { passage: readable(doc.text.slice(from.at, to.end)), page: pageAt(doc, from.at), share: best.score / q.length };
 }
 
@@ -83,6 +86,7 @@ const CHECKED = {
   effectiveDate: dateForms,
   expiryDate: dateForms,
   permitNumber: (s) => [s],
+  number: numberForms,
 };
 
 /** A form found as a whole number or word, not inside a longer one (7 is not in 17 or 7.5). */

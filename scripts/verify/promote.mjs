@@ -66,8 +66,9 @@ const CONFIRMED = / ?Confirmed verbatim in [^]*? by npm run data:verify on \d{4}
 
 /**
  * Writes the readings into the data files: each promotion (official text, verified, its provenance
- * the file read) and each confirmation (read again on `on`, the file and its sha256 added to its
- * provenance). Returns the files written (relative to data/).
+ * the file read) and each confirmation (read again on `on`; where its record keeps a provenance,
+ * the file and its sha256 are added to it: every reading is also in data/sources/). Returns the
+ * files written (relative to data/) and a function that puts them back as they were.
  */
 export function applyReadings({ promotions, confirmations }, on) {
   const files = readDataFiles();
@@ -83,11 +84,11 @@ export function applyReadings({ promotions, confirmations }, on) {
   }
   for (const c of confirmations) {
     const o = quoteHolder(factObject(files, c.key));
-    const read = `Confirmed verbatim in ${c.document.title}, page ${c.page}, by npm run data:verify on ${on}: file ${c.file}, sha256 ${c.sha256}.`;
-    o.provenance = `${(o.provenance ?? "").replace(CONFIRMED, "")} ${read}`.trim();
+    if (typeof o.provenance === "string") o.provenance = `${o.provenance.replace(CONFIRMED, "")} Confirmed verbatim in ${c.document.title}, page ${c.page}, by npm run data:verify on ${on}: file ${c.file}, sha256 ${c.sha256}.`.trim();
     o.checkedOn = on;
     touched.add(fileOf(c.key));
   }
+  const originals = new Map([...touched].map((f) => [f, fs.readFileSync(path.join(dataDir(), f))]));
   for (const f of touched) fs.writeFileSync(path.join(dataDir(), f), `${JSON.stringify(files.get(f), null, 2)}\n`);
-  return [...touched];
+  return { written: [...touched], restore: () => originals.forEach((bytes, f) => fs.writeFileSync(path.join(dataDir(), f), bytes)) };
 }

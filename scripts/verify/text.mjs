@@ -34,7 +34,7 @@ async function pdfPages(bytes) {
     const content = await (await pdf.getPage(n)).getTextContent();
     pages.push({ page: n, text: content.items.map((i) => ("str" in i ? i.str + (i.hasEOL ? "\n" : "") : "")).join("") });
   }
-  await pdf.destroy();
+  await pdf.cleanup();
   return pages;
 }
 
