@@ -9,7 +9,8 @@
 // the promotions and confirmations, regenerates data/sources/ and releases the new dataset version
 // (scripts/lib/release.mjs), so GET /api/v1/changes lists them. `--on=yyyy-mm-dd` dates the reading
 // (default today, UTC). `--register` regenerates data/sources/sources.json from the data; `--check`
-// exits 1 when it no longer matches. Reads the built services (npm run build) and DATA_DIR.
+// exits 1 when it no longer matches; `--list` prints what to download, most-cited first. Reads the
+// built services (npm run build) and DATA_DIR.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +32,20 @@ const fail = (message, code = 2) => {
   console.error(`data:verify: ${message}`);
   process.exit(code);
 };
+
+if (flag("list")) {
+  // What to download: each registered document, most-cited first, with what reading it can settle.
+  const { facts } = loadFacts();
+  const rows = readRegistry().documents.map((d) => {
+    const quoted = d.facts.filter((k) => facts[k]?.quote).length;
+    const governed = Object.entries(facts).filter(([k, f]) => f.quote && ["prior-edition", "secondary"].includes(f.basis) && d.currentEditionFor.some((p) => k.startsWith(p))).length;
+    return { d, quoted, governed };
+  });
+  rows.sort((a, b) => b.d.facts.length + b.governed - (a.d.facts.length + a.governed) || (a.d.url < b.d.url ? -1 : 1));
+  console.log("| facts citing it | with a quote | earlier-edition or third-party facts it may promote | official URL | title (edition, date) |\n|---|---|---|---|---|");
+  for (const { d, quoted, governed } of rows) console.log(`| ${d.facts.length} | ${quoted} | ${governed} | ${d.url} | ${d.title}${d.edition ? ` (${d.edition}` : ""}${d.date ? `${d.edition ? ", " : " ("}${d.date})` : d.edition ? ")" : ""} |`);
+  process.exit(0);
+}
 
 if (flag("register") || flag("check")) {
   const data = loadFacts();

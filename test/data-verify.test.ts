@@ -117,6 +117,18 @@ describe("npm run data:verify on documents made here", () => {
     for (const { k } of quotes(doc)) expect(r.stdout).toMatch(new RegExp(`confirmed +${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(page 1\\)`));
   });
 
+  it("a value the quote and the text next to it do not state is reported, the quote still confirmed", () => {
+    const copy = temp("verify-value-");
+    fs.cpSync(data, copy, { recursive: true });
+    const file = path.join(copy, "nwp/ruleset.json");
+    fs.writeFileSync(file, JSON.stringify({ ...read(file), permitCount: 58 }, null, 2));
+    const r = verify(copy, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }])]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/confirmed +nwp:ruleset \(page 1\)/);
+    expect(r.stdout).toContain("VALUE NOT STATED   nwp:ruleset (page 1): permitCount 58 is neither in its quote nor next to it");
+    expect(r.stdout).toMatch(/\| nwp-2026\.pdf +\| 1 +\| 0 +\| 1 +\| 1 +\|/);
+  });
+
   it("nothing is promoted without a verbatim match: one word changed leaves the fact as it was", async () => {
     const altered = `${limit.quote!.replace("loss", "losses")}.`;
     const r = verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2031"), [altered]]) }])]);
