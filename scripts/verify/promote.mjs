@@ -3,19 +3,13 @@
 // official text, becomes official text, verified, with where it was read as its provenance.
 import fs from "node:fs";
 import path from "node:path";
-import { dataDir } from "@permits/rules";
+import { dataDir, elementKey } from "@permits/rules";
 
 /** Where each first part of a fact's key lives: its file under data/, and the field of it the facts are indexed from. */
 const FILES = {
   stormwater: { jurisdictions: ["stormwater/jurisdictions.json", "jurisdictions"], permits: ["stormwater/permits.json", "permits"], "cgp-requirements": ["stormwater/cgp-requirements.json"], "epa-areas": ["stormwater/epa-areas.json"] },
   nwp: { ruleset: ["nwp/ruleset.json"], permits: ["nwp/permits.json"], districts: ["nwp/districts.json"], "states-401": ["nwp/states-401.json"], activities: ["nwp/activities.json"] },
 };
-
-/** An array element's name in a fact key, as the fact index writes it (packages/rules fact-index.ts). */
-function elementKey(x, i) {
-  if (x && typeof x === "object") for (const k of ["id", "code", "number"]) if (typeof x[k] === "string" || typeof x[k] === "number") return String(x[k]);
-  return String(i);
-}
 
 /** The object a fact key ("nwp:permits/29/acreageLimits/0") names, inside the parsed file it lives in. */
 export function factObject(files, key) {
