@@ -194,6 +194,34 @@ describe("npm run data:verify on documents made here", () => {
   });
 });
 
+describe("every fact the data could promote today", () => {
+  it("is written by --apply into data that still loads, passes data:report and is released", () => {
+    const data = temp("verify-all-");
+    fs.cpSync(path.join(root, "data"), data, { recursive: true });
+    const facts: Record<string, Fact> = {};
+    for (const [name, index] of [["nwp", nwpSnapshot(loadDataset(path.join(data, "nwp"))).facts], ["stormwater", stormwaterSnapshot(loadStormwater(path.join(data, "stormwater"))).facts]] as const) {
+      for (const [k, f] of Object.entries(index)) facts[`${name}:${k}`] = f as Fact;
+    }
+    // For each document that is some facts' current edition, a text stating every quote it could confirm or promote.
+    const docs = (read(path.join(data, "sources/sources.json")).documents as { url: string; facts: string[]; currentEditionFor: string[] }[]).filter((d) => d.currentEditionFor.length > 0);
+    const promotable = (f: Fact) => ["prior-edition", "secondary"].includes(f.basis) && !!f.quote;
+    const files = docs.map((d, i) => ({
+      file: `doc${i}.txt`, url: d.url,
+      body: Object.entries(facts).filter(([k, f]) => f.quote && (d.facts.includes(k) || (promotable(f) && d.currentEditionFor.some((p) => k.startsWith(p))))).map(([, f]) => f.quote).join("\n\n"),
+    }));
+    const r = verify(data, ["--dir", folder(files), "--apply", "--on=2026-11-28"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    const promoted = r.stdout.split("\n").filter((l) => l.startsWith("  promote ")).length;
+    expect(promoted).toBeGreaterThan(0);
+    expect(r.stdout).toContain(`data:verify: ${promoted} promotion(s)`);
+    const report = spawnSync(process.execPath, [path.join(root, "scripts/data-report.mjs"), "--quiet", "--on=asOf"], { encoding: "utf8", env: { ...process.env, DATA_DIR: data } });
+    expect(report.stderr).toBe("");
+    expect(report.status).toBe(0);
+    expect(spawnSync(process.execPath, [path.join(root, "scripts/data-release.mjs"), "--check"], { encoding: "utf8", env: { ...process.env, DATA_DIR: data } }).status).toBe(0);
+  }, 120_000);
+});
+
 describe("the openings of real documents (test/fixtures/sources)", () => {
   it("91 FR 768's first page states the 2026 permits' count, effective and expiry dates as the data holds them; the Tulsa District page states the reserved numbers", () => {
     const nwp = loadDataset(path.join(root, "data/nwp"));
