@@ -104,6 +104,12 @@ for (const s of supplied) {
 const promoted = new Set();
 for (const r of reports) r.result.promotions = r.result.promotions.filter((p) => !promoted.has(p.key) && promoted.add(p.key));
 
+// A promoted fact's own sentences may still speak of the earlier edition or the third party.
+const SOURCE_FIELDS = new Set(["basis", "confidence", "checkedOn", "sourceCitation", "sourceUrl", "quote", "provenance", "edition", "unchangedBy"]);
+const wordsToReview = (key) => {
+  const fields = Object.entries(factObject(files, key)).filter(([k, v]) => !SOURCE_FIELDS.has(k) && typeof v === "string" && v.includes(" ")).map(([k]) => k);
+  return fields.length > 0 ? `; review its ${fields.join(", ")}` : "";
+};
 const quoted = (s) => JSON.stringify(s.length > 220 ? `${s.slice(0, 220)}...` : s);
 for (const { source, doc, sha256, result } of reports) {
   console.log(`\n${source.file}: ${doc.title}${doc.edition ? ` (${doc.edition})` : ""}\n  ${doc.url}\n  sha256 ${sha256}${source.excerpt ? " (an excerpt of the document)" : ""}`);
@@ -111,7 +117,7 @@ for (const { source, doc, sha256, result } of reports) {
   for (const n of result.notFound) console.log(`  NOT FOUND          ${n.key}\n    quote:   ${quoted(n.quote)}\n    closest: ${quoted(n.closest.passage)} (page ${n.closest.page}, ${Math.round(n.closest.share * 100)}% of its words)`);
   for (const n of result.notInEdition) console.log(`  not in this text   ${n.key}\n    quote:   ${quoted(n.quote)}\n    closest: ${quoted(n.closest.passage)} (page ${n.closest.page}, ${Math.round(n.closest.share * 100)}% of its words)`);
   for (const v of result.valueNotStated) console.log(`  VALUE NOT STATED   ${v.key} (page ${v.page}): ${v.missing.map((m) => `${m.field} ${m.value}`).join(", ")} is neither in its quote nor next to it`);
-  for (const p of result.promotions) console.log(`  promote            ${p.key} (${p.fact.basis} -> official-text, verified; page ${p.page})`);
+  for (const p of result.promotions) console.log(`  promote            ${p.key} (${p.fact.basis} -> official-text, verified; page ${p.page})${wordsToReview(p.key)}`);
   for (const p of result.notPromoted) console.log(`  not promoted       ${p.key} (page ${p.page}): ${p.why}`);
 }
 

@@ -4,7 +4,7 @@
 // prior-edition fact promoted only with --apply, then listed by GET /api/v1/changes. Also the
 // registry (data/sources/) against its schema and the data, and the opening of 91 FR 768.
 import { createHash } from "node:crypto";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,7 +27,12 @@ const temp = (prefix: string) => {
 afterAll(() => {
   for (const d of temps) fs.rmSync(d, { recursive: true, force: true });
 });
-const verify = (dataDir: string, args: string[]) => spawnSync(process.execPath, [script, ...args], { encoding: "utf8", env: { ...process.env, DATA_DIR: dataDir } });
+/** A script run as npm would run it, without blocking this process (the runner must keep talking to its workers). */
+const run = (file: string, args: string[], env: Record<string, string>) =>
+  new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [file, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ status: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
+  });
+const verify = (dataDir: string, args: string[], env: Record<string, string> = {}) => run(script, args, { DATA_DIR: dataDir, ...env });
 const read = (f: string) => JSON.parse(fs.readFileSync(f, "utf8"));
 
 /** A PDF of the given pages of lines, in Helvetica; "ﬁ" is drawn as the font's fi ligature glyph. */
@@ -83,8 +88,8 @@ describe("npm run data:verify on documents made here", () => {
     pdfBytes = await pdf([["Reissuance and Modification of Nationwide Permits", ...rulesetLines("March 15, 2031")], ["Nationwide permit terms.", `${limit.quote}.`]]);
   }, 180_000);
 
-  it("a quote is confirmed with its page through a line-end hyphen and a ligature, and its values are stated", () => {
-    const r = verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }])]);
+  it("a quote is confirmed with its page through a line-end hyphen and a ligature, and its values are stated", async () => {
+    const r = await verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }])]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`sha256 ${createHash("sha256").update(pdfBytes).digest("hex")}`);
@@ -94,14 +99,14 @@ describe("npm run data:verify on documents made here", () => {
   });
 
   it("a changed quote fails the run, naming the closest passage and its page", async () => {
-    const r = verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2032")]) }])]);
+    const r = await verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2032")]) }])]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("NOT FOUND          nwp:ruleset");
     expect(r.stdout).toMatch(/closest: ".*associated definitions will go into effect on March 15, 2026\. The NWPs will expire on March 15, 2032" \(page 1, 9\d% of its words\)/);
     expect(r.stderr).toContain("1 quote(s) not found in the official text");
   });
 
-  it("an HTML page: typographic quotes, entities and markup do not stand between a quote and its text", () => {
+  it("an HTML page: typographic quotes, entities and markup do not stand between a quote and its text", async () => {
     const registry = read(path.join(data, "sources/sources.json")) as { documents: { url: string; facts: string[] }[] };
     const swFacts = stormwaterSnapshot(loadStormwater(path.join(data, "stormwater"))).facts as Record<string, Fact>;
     const sw = (k: string) => k.startsWith("stormwater:");
@@ -111,18 +116,18 @@ describe("npm run data:verify on documents made here", () => {
     const qs = quotes(doc).map(({ f }) => f.quote!);
     const typeset = (q: string) => q.replace(/'/g, "\u2019").replace(/"([^"]*)"/g, "\u201C$1\u201D").replace(/ /, "&nbsp;").replace(/fi/g, "&#xFB01;").replace(/&(?!nbsp;|#xFB01;)/g, "&amp;");
     const html = `<html><head><title>Agency</title><style>p { color: red }</style><script>var x = "${qs[0]}".length;</script></head><body>${qs.map((q) => `<p><span>${typeset(q)}</span></p>`).join("\n")}</body></html>`;
-    const r = verify(data, ["--dir", folder([{ file: "page.html", url: doc.url, body: html }])]);
+    const r = await verify(data, ["--dir", folder([{ file: "page.html", url: doc.url, body: html }])]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     for (const { k } of quotes(doc)) expect(r.stdout).toMatch(new RegExp(`confirmed +${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(page 1\\)`));
   });
 
-  it("a value the quote and the text next to it do not state is reported, the quote still confirmed", () => {
+  it("a value the quote and the text next to it do not state is reported, the quote still confirmed", async () => {
     const copy = temp("verify-value-");
     fs.cpSync(data, copy, { recursive: true });
     const file = path.join(copy, "nwp/ruleset.json");
     fs.writeFileSync(file, JSON.stringify({ ...read(file), permitCount: 58 }, null, 2));
-    const r = verify(copy, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }])]);
+    const r = await verify(copy, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }])]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/confirmed +nwp:ruleset \(page 1\)/);
     expect(r.stdout).toContain("VALUE NOT STATED   nwp:ruleset (page 1): permitCount 58 is neither in its quote nor next to it");
@@ -131,7 +136,7 @@ describe("npm run data:verify on documents made here", () => {
 
   it("nothing is promoted without a verbatim match: one word changed leaves the fact as it was", async () => {
     const altered = `${limit.quote!.replace("loss", "losses")}.`;
-    const r = verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2031"), [altered]]) }])]);
+    const r = await verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2031"), [altered]]) }])]);
     expect(r.status).toBe(0);
     expect(r.stdout).not.toContain("promote ");
     expect(r.stdout).toContain("0 promotion(s) proposed");
@@ -142,14 +147,14 @@ describe("npm run data:verify on documents made here", () => {
     const before = fs.readFileSync(permits, "utf8");
     const changelog = fs.readdirSync(path.join(data, "changelog/nwp"));
     const sources = folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: pdfBytes }]);
-    const proposed = verify(data, ["--dir", sources]);
+    const proposed = await verify(data, ["--dir", sources]);
     expect(proposed.stdout).toContain(`promote            nwp:${limitKey} (prior-edition -> official-text, verified; page 2)`);
     expect(proposed.stdout).toContain("nothing written");
     expect(fs.readFileSync(permits, "utf8")).toBe(before);
     expect(fs.readdirSync(path.join(data, "changelog/nwp"))).toEqual(changelog);
     const v1 = nwpSnapshot(loadDataset(path.join(data, "nwp"))).datasetVersion;
 
-    const applied = verify(data, ["--dir", sources, "--apply", "--on=2026-11-28"]);
+    const applied = await verify(data, ["--dir", sources, "--apply", "--on=2026-11-28"]);
     expect(applied.stderr).toBe("");
     expect(applied.status).toBe(0);
     const [, n] = limitKey.split("/");
@@ -165,8 +170,8 @@ describe("npm run data:verify on documents made here", () => {
     const v2 = nwpSnapshot(loadDataset(path.join(data, "nwp"))).datasetVersion;
     expect(v2).not.toBe(v1);
     expect(read(path.join(data, "changelog/nwp", `${v2}.json`)).previousVersion).toBe(v1);
-    expect(verify(data, ["--check"]).status).toBe(0);
-    expect(spawnSync(process.execPath, [path.join(root, "scripts/data-release.mjs"), "--check"], { encoding: "utf8", env: { ...process.env, DATA_DIR: data } }).status).toBe(0);
+    expect((await verify(data, ["--check"])).status).toBe(0);
+    expect((await run(path.join(root, "scripts/data-release.mjs"), ["--check"], { DATA_DIR: data })).status).toBe(0);
 
     process.env.DATA_DIR = data;
     const gw = await startEmbedded();
@@ -184,18 +189,18 @@ describe("npm run data:verify on documents made here", () => {
     }
   }, 120_000);
 
-  it("names what is wrong with the folder: none given, an unregistered URL", () => {
-    const none = spawnSync(process.execPath, [script], { encoding: "utf8", env: { ...process.env, DATA_DIR: data, SOURCES_DIR: "" } });
+  it("names what is wrong with the folder: none given, an unregistered URL", async () => {
+    const none = await verify(data, [], { SOURCES_DIR: "" });
     expect(none.status).toBe(2);
     expect(none.stderr).toContain("name the folder of downloaded documents");
-    const stray = verify(data, ["--dir", folder([{ file: "a.txt", url: "https://example.gov/not-cited", body: "text" }])]);
+    const stray = await verify(data, ["--dir", folder([{ file: "a.txt", url: "https://example.gov/not-cited", body: "text" }])]);
     expect(stray.status).toBe(2);
     expect(stray.stderr).toContain("a.txt: https://example.gov/not-cited is not an official URL the data cites");
   });
 });
 
 describe("every fact the data could promote today", () => {
-  it("is written by --apply into data that still loads, passes data:report and is released", () => {
+  it("is written by --apply into data that still loads, passes data:report and is released", async () => {
     const data = temp("verify-all-");
     fs.cpSync(path.join(root, "data"), data, { recursive: true });
     const facts: Record<string, Fact> = {};
@@ -209,24 +214,24 @@ describe("every fact the data could promote today", () => {
       file: `doc${i}.txt`, url: d.url,
       body: Object.entries(facts).filter(([k, f]) => f.quote && (d.facts.includes(k) || (promotable(f) && d.currentEditionFor.some((p) => k.startsWith(p))))).map(([, f]) => f.quote).join("\n\n"),
     }));
-    const r = verify(data, ["--dir", folder(files), "--apply", "--on=2026-11-28"]);
+    const r = await verify(data, ["--dir", folder(files), "--apply", "--on=2026-11-28"]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const promoted = r.stdout.split("\n").filter((l) => l.startsWith("  promote ")).length;
     expect(promoted).toBeGreaterThan(0);
     expect(r.stdout).toContain(`data:verify: ${promoted} promotion(s)`);
-    const report = spawnSync(process.execPath, [path.join(root, "scripts/data-report.mjs"), "--quiet", "--on=asOf"], { encoding: "utf8", env: { ...process.env, DATA_DIR: data } });
+    const report = await run(path.join(root, "scripts/data-report.mjs"), ["--quiet", "--on=asOf"], { DATA_DIR: data });
     expect(report.stderr).toBe("");
     expect(report.status).toBe(0);
-    expect(spawnSync(process.execPath, [path.join(root, "scripts/data-release.mjs"), "--check"], { encoding: "utf8", env: { ...process.env, DATA_DIR: data } }).status).toBe(0);
+    expect((await run(path.join(root, "scripts/data-release.mjs"), ["--check"], { DATA_DIR: data })).status).toBe(0);
   }, 120_000);
 });
 
 describe("the openings of real documents (test/fixtures/sources)", () => {
-  it("91 FR 768's first page states the 2026 permits' count, effective and expiry dates as the data holds them; the Tulsa District page states the reserved numbers", () => {
+  it("91 FR 768's first page states the 2026 permits' count, effective and expiry dates as the data holds them; the Tulsa District page states the reserved numbers", async () => {
     const nwp = loadDataset(path.join(root, "data/nwp"));
     expect(nwp.raw.ruleset).toMatchObject({ permitCount: 57, effectiveDate: "2026-03-15", expiryDate: "2031-03-15" });
-    const r = verify(path.join(root, "data"), ["--dir", path.join(root, "test/fixtures/sources")]);
+    const r = await verify(path.join(root, "data"), ["--dir", path.join(root, "test/fixtures/sources")]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/confirmed +nwp:ruleset \(page 768\)/);
@@ -241,11 +246,11 @@ describe("the openings of real documents (test/fixtures/sources)", () => {
 describe("data/sources/: the documents the data cites", () => {
   const registryPath = path.join(root, "data/sources/sources.json");
 
-  it("matches its JSON Schema, and registers every official URL a fact cites with exactly the facts citing it", () => {
+  it("matches its JSON Schema, and registers every official URL a fact cites with exactly the facts citing it", async () => {
     const validate = new Ajv({ allErrors: true, strict: true }).compile(read(path.join(root, "data/sources/schemas/sources.schema.json")));
     const registry = read(registryPath);
     expect(validate(registry), JSON.stringify(validate.errors)).toBe(true);
-    const check = verify(path.join(root, "data"), ["--check"]);
+    const check = await verify(path.join(root, "data"), ["--check"]);
     expect(check.stderr).toBe("");
     expect(check.status).toBe(0);
     const nwpFacts = nwpSnapshot(loadDataset(path.join(root, "data/nwp"))).facts as Record<string, Fact>;
@@ -255,20 +260,20 @@ describe("data/sources/: the documents the data cites", () => {
     expect([...doc.facts].sort()).toEqual(citing.sort());
   });
 
-  it("--check fails naming a cited URL that is not registered, and --register adds it", () => {
+  it("--check fails naming a cited URL that is not registered, and --register adds it", async () => {
     const data = temp("verify-registry-");
     fs.cpSync(path.join(root, "data"), data, { recursive: true });
     const file = path.join(data, "nwp/ruleset.json");
     const ruleset = read(file);
     ruleset.pcnReview.sourceUrl = "https://www.usace.army.mil/a-page-not-registered/";
     fs.writeFileSync(file, JSON.stringify(ruleset, null, 2));
-    const check = verify(data, ["--check"]);
+    const check = await verify(data, ["--check"]);
     expect(check.status).toBe(1);
     expect(check.stderr).toContain("https://www.usace.army.mil/a-page-not-registered/ is cited by 1 fact(s) (nwp:ruleset/pcnReview) and not registered");
-    expect(verify(data, ["--register"]).status).toBe(0);
+    expect((await verify(data, ["--register"])).status).toBe(0);
     const added = read(path.join(data, "sources/sources.json")).documents.find((d: { url: string }) => d.url === "https://www.usace.army.mil/a-page-not-registered/");
     expect(added).toMatchObject({ facts: ["nwp:ruleset/pcnReview"], edition: ruleset.pcnReview.edition, currentEditionFor: [] });
-    expect(verify(data, ["--check"]).status).toBe(0);
+    expect((await verify(data, ["--check"])).status).toBe(0);
   });
 });
 
@@ -277,12 +282,12 @@ describe("reading a text the way a quote is compared with it", async () => {
   const { closestPassage, findQuote, valuesNotStated } = await import("../scripts/verify/match.mjs");
   const doc = (text: string) => ({ text: normalise(text), starts: [{ page: 3, at: 0 }] });
 
-  it("folds ligatures, typographic quotes and dashes, GPO fraction marks and white space", () => {
+  it("folds ligatures, typographic quotes and dashes, GPO fraction marks and white space", async () => {
     expect(normalise("the \uFB01rst \uFB02ow\u00A0\u201Cquoted\u201D \u2018it\u2019s\u2019 768\u2013886 \\1/2\\-acre  \n end")).toBe("the first flow \"quoted\" 'it's' 768-886 1/2-acre end");
     expect(normalise(htmlText("<p>A&nbsp;&amp;&#160;B &sect; 2</p><script>x</script><p>C&#x2019;s</p>"))).toBe("A & B § 2 C's");
   });
 
-  it("reads a word broken at a line end as one word, or hyphenated where the quote hyphenates it", () => {
+  it("reads a word broken at a line end as one word, or hyphenated where the quote hyphenates it", async () => {
     const d = doc("the dis-\ncharge needs pre-\nconstruction notice");
     expect(findQuote(d, "the discharge needs")).toMatchObject({ page: 3 });
     expect(findQuote(d, "needs pre-construction notice")).not.toBeNull();
@@ -290,7 +295,7 @@ describe("reading a text the way a quote is compared with it", async () => {
     expect(findQuote(doc("loss of 1/2-acre"), "loss of 1/2 acre")).toBeNull();
   });
 
-  it("a value is stated only as a whole number or date, in the quote or next to it", () => {
+  it("a value is stated only as a whole number or date, in the quote or next to it", async () => {
     const d = doc("Inspect at least once every 17 calendar days. It expires on March 15, 2031.");
     const q = "Inspect at least once every";
     const m = findQuote(d, q);
@@ -299,7 +304,7 @@ describe("reading a text the way a quote is compared with it", async () => {
     expect(valuesNotStated({ value: 0.5 }, "not more than one-half acre", d, null)).toEqual([]);
   });
 
-  it("the closest passage starts where the quote's words start and runs as long as the quote", () => {
+  it("the closest passage starts where the quote's words start and runs as long as the quote", async () => {
     expect(closestPassage(doc("Intro words here. DATES: the permits expire on March 15, 2032. Other text."), "the permits expire on March 15, 2031")).toEqual({ passage: "the permits expire on March 15, 2032", page: 3, share: 6 / 7 });
   });
 });
