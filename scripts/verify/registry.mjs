@@ -8,7 +8,7 @@ import { Ajv } from "ajv";
 import { canonicalJson, dataDir } from "@permits/rules";
 import { loadDataset as loadStormwater, stormwaterDir, stormwaterSnapshot } from "@permits/stormwater";
 import { loadDataset as loadNwp, nwpDataDir, nwpSnapshot } from "@permits/nwp";
-import { factObject, quoteHolder, rawFiles as files } from "./promote.mjs";
+import { factObject, quoteHolder, rawFiles } from "./promote.mjs";
 
 export const registryFile = () => path.join(dataDir(), "sources", "sources.json");
 const schemaFile = () => path.join(dataDir(), "sources", "schemas", "sources.schema.json");
@@ -18,9 +18,8 @@ export function loadFacts() {
   const sw = loadStormwater(stormwaterDir());
   const nwp = loadNwp(nwpDataDir());
   const facts = {};
-  const snapshots = [stormwaterSnapshot(sw), nwpSnapshot(nwp)];
-  for (const s of snapshots) for (const [k, f] of Object.entries(s.facts)) facts[`${s.dataset}:${k}`] = f;
-  return { facts, raw: { stormwater: sw.raw, nwp: nwp.raw }, versions: Object.fromEntries(snapshots.map((s) => [s.dataset, s.datasetVersion])) };
+  for (const s of [stormwaterSnapshot(sw), nwpSnapshot(nwp)]) for (const [k, f] of Object.entries(s.facts)) facts[`${s.dataset}:${k}`] = f;
+  return { facts, raw: { stormwater: sw.raw, nwp: nwp.raw } };
 }
 
 /** The registry, schema-checked; throws naming every problem. */
@@ -45,8 +44,8 @@ function described(url, raw, citing) {
   const permits = [...raw.stormwater.permits.permits, ...raw.stormwater.jurisdictions.jurisdictions.flatMap((j) => j.statePermits)];
   const p = permits.find((x) => x.permitUrl === url || x.citation?.sourceUrl === url);
   if (p) return { title: p.name, edition: p.version ?? null, date: p.effectiveDate ?? null };
-  const [dataset, key] = citing[0].key.split(/:(.*)/s);
-  const o = quoteHolder(factObject(new Map(Object.entries(files(raw, dataset))), `${dataset}:${key}`));
+  const dataset = citing[0].key.split(":")[0];
+  const o = quoteHolder(factObject(new Map(Object.entries(rawFiles(raw, dataset))), citing[0].key));
   const said = o.sourceCitation ?? o.provenance?.split(/(?<=[a-z)])[.;] /)[0] ?? o.edition;
   return { title: said ?? `Cited by ${citing[0].key}`, edition: o.edition ?? null, date: null };
 }
