@@ -96,7 +96,7 @@ describe("npm run data:verify on documents made here", () => {
     expect(r.stdout).toMatch(/confirmed +nwp:ruleset \(page 1\)/);
     expect(r.stdout).not.toContain("VALUE NOT STATED");
     expect(r.stdout).toMatch(/\| nwp-2026\.pdf +\| 1 +\| 0 +\| 0 +\| 1 +\|/);
-  });
+  }, 120_000);
 
   it("a changed quote fails the run, naming the closest passage and its page", async () => {
     const r = await verify(data, ["--dir", folder([{ file: "nwp-2026.pdf", url: GOVINFO, body: await pdf([rulesetLines("March 15, 2032")]) }])]);
@@ -104,7 +104,7 @@ describe("npm run data:verify on documents made here", () => {
     expect(r.stdout).toContain("NOT FOUND          nwp:ruleset");
     expect(r.stdout).toMatch(/closest: ".*associated definitions will go into effect on March 15, 2026\. The NWPs will expire on March 15, 2032" \(page 1, 9\d% of its words\)/);
     expect(r.stderr).toContain("1 quote(s) not found in the official text");
-  });
+  }, 120_000);
 
   it("an HTML page: typographic quotes, entities and markup do not stand between a quote and its text", async () => {
     const registry = read(path.join(data, "sources/sources.json")) as { documents: { url: string; facts: string[] }[] };
@@ -120,7 +120,7 @@ describe("npm run data:verify on documents made here", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     for (const { k } of quotes(doc)) expect(r.stdout).toMatch(new RegExp(`confirmed +${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(page 1\\)`));
-  });
+  }, 120_000);
 
   it("a value the quote and the text next to it do not state is reported, the quote still confirmed", async () => {
     const copy = temp("verify-value-");
@@ -132,7 +132,7 @@ describe("npm run data:verify on documents made here", () => {
     expect(r.stdout).toMatch(/confirmed +nwp:ruleset \(page 1\)/);
     expect(r.stdout).toContain("VALUE NOT STATED   nwp:ruleset (page 1): permitCount 58 is neither in its quote nor next to it");
     expect(r.stdout).toMatch(/\| nwp-2026\.pdf +\| 1 +\| 0 +\| 1 +\| 1 +\|/);
-  });
+  }, 120_000);
 
   it("nothing is promoted without a verbatim match: one word changed leaves the fact as it was", async () => {
     const altered = `${limit.quote!.replace("loss", "losses")}.`;
@@ -140,7 +140,7 @@ describe("npm run data:verify on documents made here", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).not.toContain("promote ");
     expect(r.stdout).toContain("0 promotion(s) proposed");
-  });
+  }, 120_000);
 
   it("a prior-edition fact whose sentence the current edition states is proposed, and written only with --apply", async () => {
     const permits = path.join(data, "nwp/permits.json");
@@ -196,7 +196,7 @@ describe("npm run data:verify on documents made here", () => {
     const stray = await verify(data, ["--dir", folder([{ file: "a.txt", url: "https://example.gov/not-cited", body: "text" }])]);
     expect(stray.status).toBe(2);
     expect(stray.stderr).toContain("a.txt: https://example.gov/not-cited is not an official URL the data cites");
-  });
+  }, 120_000);
 });
 
 describe("every fact the data could promote today", () => {
@@ -240,7 +240,7 @@ describe("the openings of real documents (test/fixtures/sources)", () => {
     expect(r.stdout).not.toContain("VALUE NOT STATED");
     expect(r.stdout).toMatch(/\| 91-fr-768-opening\.txt +\| 1 +\| 0 +\| 0 +\| 0 +\|/);
     expect(r.stdout).toMatch(/\| swt-nationwide-permit-program-opening\.txt +\| 2 +\| 0 +\| 0 +\| 0 +\|/);
-  });
+  }, 120_000);
 });
 
 describe("data/sources/: the documents the data cites", () => {
@@ -258,7 +258,7 @@ describe("data/sources/: the documents the data cites", () => {
     const doc = registry.documents.find((d: { url: string }) => d.url === GOVINFO);
     expect(doc).toMatchObject({ edition: "91 FR 768", date: "2026-01-08", currentEditionFor: ["nwp:permits/", "nwp:ruleset"] });
     expect([...doc.facts].sort()).toEqual(citing.sort());
-  });
+  }, 120_000);
 
   it("--check fails naming a cited URL that is not registered, and --register adds it", async () => {
     const data = temp("verify-registry-");
@@ -274,7 +274,7 @@ describe("data/sources/: the documents the data cites", () => {
     const added = read(path.join(data, "sources/sources.json")).documents.find((d: { url: string }) => d.url === "https://www.usace.army.mil/a-page-not-registered/");
     expect(added).toMatchObject({ facts: ["nwp:ruleset/pcnReview"], edition: ruleset.pcnReview.edition, currentEditionFor: [] });
     expect((await verify(data, ["--check"])).status).toBe(0);
-  });
+  }, 120_000);
 });
 
 describe("reading a text the way a quote is compared with it", async () => {
