@@ -54,7 +54,8 @@ const JARGON: [string, RegExp][] = [
   ["relaxes", /\brelax(?:es|ed|ing)?\b/i],
   ["a data row", /\brows?\b(?! of)/i],
   ["render", /\brender(?:s|ed|ing)?\b/i],
-  ["the dataset", /\bdatasets?\b/i],
+  // "dataset 2026-11-26.…" labels a version (a plan's footer); "in this dataset" is the team speaking.
+  ["the dataset", /\b(?:this|the|these|both|our|its|in) datasets?\b/i],
   ["compiled", /\bcompil(?:e|es|ed|ing|ation)\b/i],
   // The API's two halves; the ground's surface (surface erosion, impervious surfaces) is a contractor's word.
   ["surface", /\b(?:stormwater|nwp|this|that|each|either|both|other|one|same|which) surfaces?\b|\bsurface['’]s\b/i],
