@@ -56,6 +56,27 @@ module.exports = {
       to: { path: "^packages/runtime/" },
     },
     {
+      name: "state-sits-on-runtime",
+      comment: "@permits/state opens state with what the runtime gives (configuration, breaker, timeouts): no transport, service or gateway.",
+      severity: "error",
+      from: { path: "^packages/state/" },
+      to: { path: "^(packages/rpc|services|gateway)/" },
+    },
+    {
+      name: "state-above-the-shared-layers",
+      comment: "rules, runtime and rpc load no state: services and the gateway reach it through @permits/state.",
+      severity: "error",
+      from: { path: "^packages/(rules|runtime|rpc)/" },
+      to: { path: "^packages/state/" },
+    },
+    {
+      name: "state-opens-in-one-place",
+      comment: "Redis clients and LMDB files are opened by @permits/state only (one recipe, one STATE_DIR); tests may poke at Redis directly.",
+      severity: "error",
+      from: { path: "^(packages|services|gateway)/", pathNot: ["^packages/state/", "\\.test\\.ts$"] },
+      to: { path: "(^|/)node_modules/(redis|@redis/[^/]+|lmdb)/" },
+    },
+    {
       name: "resolvable",
       comment: "Every import resolves (so no rule above is dodged by a path the checker cannot follow).",
       severity: "error",
@@ -65,7 +86,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: ["(^|/)dist/", "(^|/)node_modules/", "^proto/gen/"] },
+    exclude: { path: ["^(packages/[^/]+|services/[^/]+|gateway|proto|clients/[^/]+)/dist/", "^proto/gen/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.depcruise.json" },
     enhancedResolveOptions: {
