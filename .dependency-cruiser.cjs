@@ -36,6 +36,13 @@ module.exports = {
       to: { path: ["^(node:)?(fs|fs/promises|net|http|http2|https|dgram|child_process)$", "(^|/)node_modules/(redis|ioredis|@redis/[^/]+|lmdb)/"] },
     },
     {
+      name: "engines-stay-in-their-room",
+      comment: "An engine imports only its own files and the shared packages: what the service around it holds (its changelog, dataset loading, handlers) imports the engine, never the reverse.",
+      severity: "error",
+      from: { path: "^services/([^/]+)/src/engine/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^services/$1/src/", pathNot: "^services/$1/src/engine/" },
+    },
+    {
       name: "gateway-reaches-services-through-front-door",
       comment: "The gateway reaches a service through its public entry (the key scheme, a lazily built service) or a Connect transport.",
       severity: "error",
@@ -54,6 +61,20 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/rules/" },
       to: { path: "^packages/runtime/" },
+    },
+    {
+      name: "http-is-plumbing",
+      comment: "gateway/src/http holds the HTTP plumbing every route shares: it knows no service (their clients, deps or protobuf messages) and no feature (access, surfaces); features sit above it.",
+      severity: "error",
+      from: { path: "^gateway/src/http/", pathNot: "\\.test\\.ts$" },
+      to: {
+        path: [
+          "^gateway/src/(access|surfaces|mcp|rpc)/",
+          "^gateway/src/(app|clients|deps|wiring|main|config|index)\\.ts$",
+          "^services/",
+          "^proto/gen/permits/(?!common/)",
+        ],
+      },
     },
     {
       name: "state-sits-on-runtime",
@@ -85,8 +106,10 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: ["^(packages/[^/]+|services/[^/]+|gateway|proto|clients/[^/]+)/dist/", "^proto/gen/"] },
+    // Third-party modules and the generated protobuf code are in the graph (so rules can name
+    // them) but not followed; build output is left out.
+    doNotFollow: { path: ["node_modules", "^proto/gen/"] },
+    exclude: { path: "^(packages/[^/]+|services/[^/]+|gateway|proto|clients/[^/]+)/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.depcruise.json" },
     enhancedResolveOptions: {

@@ -19,6 +19,7 @@ import { routeAccess, type RouteAccess } from "./options.js";
 export type { AccessOptions } from "./options.js";
 export { entitlementOutage } from "./identify.js";
 export { tierWord } from "./headers.js";
+export { withIdempotency } from "./idempotency.js";
 
 declare module "fastify" {
   interface FastifyRequest {
