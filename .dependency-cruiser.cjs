@@ -1,8 +1,8 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
-// src/testing.ts or src/test-support.ts for test support (package.json "exports" lists only these).
+// src/testing.ts for test support (package.json "exports" lists only these).
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing|test-support)\\.ts$";
+const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {

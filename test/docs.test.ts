@@ -147,7 +147,7 @@ describe("the README's keys table", () => {
 /** Source files the deployments run (tests and test doubles left out). */
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !/(\.test\.ts|^test-support\.ts|^testing\.ts|^fake-.*\.ts)$/.test(e.name))
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !/(\.test\.ts|^testing\.ts|^fake-.*\.ts)$/.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
 }
 
