@@ -72,7 +72,7 @@ module.exports = {
           "^gateway/src/(access|surfaces|mcp|rpc)/",
           "^gateway/src/(app|clients|deps|wiring|main|config|index)\\.ts$",
           "^services/",
-          "^proto/gen/permits/(?!common/)",
+          "^proto/gen/permits/(?!common/)[^/]+/",
         ],
       },
     },
