@@ -10,7 +10,7 @@ export { defineScript, ErrorReply, type CommandParser } from "redis";
 const CONNECT_TIMEOUT_MS = 1000;
 
 /** Retry for ever, 50 ms doubling to at most 2 s, so shared state resumes soon after Redis returns. */
-export function reconnectDelayMs(retries: number): number {
+function reconnectDelayMs(retries: number): number {
   return Math.min(50 * 2 ** retries, 2000);
 }
 
