@@ -25,6 +25,7 @@ COPY packages/rules/package.json packages/rules/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/state/package.json packages/state/
 COPY packages/rpc/package.json packages/rpc/
+COPY packages/swppp/package.json packages/swppp/
 COPY services/stormwater/package.json services/stormwater/
 COPY services/nwp/package.json services/nwp/
 COPY services/entitlement/package.json services/entitlement/
@@ -63,6 +64,8 @@ COPY --from=build /app/packages/state/package.json packages/state/
 COPY --from=build /app/packages/state/dist packages/state/dist
 COPY --from=build /app/packages/rpc/package.json packages/rpc/
 COPY --from=build /app/packages/rpc/dist packages/rpc/dist
+COPY --from=build /app/packages/swppp/package.json packages/swppp/
+COPY --from=build /app/packages/swppp/dist packages/swppp/dist
 COPY --from=build /app/services/stormwater/package.json services/stormwater/
 COPY --from=build /app/services/stormwater/dist services/stormwater/dist
 COPY --from=build /app/services/nwp/package.json services/nwp/
