@@ -96,12 +96,20 @@ function requestBodyOf(r: RouteSpec, body: Record<string, unknown>): Record<stri
   return { required: true, ...(typeof description === "string" ? { description } : {}), content: { "application/json": { schema, ...requestExample(r) } } };
 }
 
+function alwaysSet(schema: Record<string, unknown>, field: string, type: Record<string, unknown>): void {
+  (schema.properties as Record<string, unknown>)[field] = type;
+  (schema.required as string[]).push(field);
+}
+
 export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<string, unknown> {
   const schemas: Record<string, Record<string, unknown>> = {};
   const sw: DescMessage[] = [StormwaterDetermination, RequirementsResultSchema, JurisdictionSchema, CredentialResultSchema];
   const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
   for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
   for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
+  // Pcn.required keeps proto `optional` (its presence on the wire cannot change) but is always set:
+  // document 2 types it boolean.
+  alwaysSet(schemas.NwpPcn, "required", { type: "boolean" });
   // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
   const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
   const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);

@@ -141,7 +141,7 @@ function compileState(s: RawStateCertification): CompiledState {
   return {
     raw: s,
     layer: { code: s.code, certificationCompiled: s.certificationCompiled, certifier },
-    gaps: [`Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
+    gaps: [s.decisions ? gapTexts.decisionHeld(s.name, s.decisions.final ? "final" : "proposed", s.decisions.cycle, who) : `Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
     certified: s.decisions ? new Set(s.decisions.certified) : undefined,
   };
 }

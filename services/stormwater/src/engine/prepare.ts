@@ -119,6 +119,7 @@ export function fixedRequirement(q: RawRequirement, defaultBecause: string, agen
     value: valueMsg(value),
     citation: citationMsg(q.citation),
     because: q.because ?? defaultBecause,
+    unit: q.unit,
   });
 }
 

@@ -3,7 +3,7 @@
 export type RawConfidence = "verified" | "unverified";
 
 /** What a fact rests on (see data/stormwater/schemas/common.schema.json). */
-export type RawBasis = "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+export type RawBasis = "official-text" | "agency-form" | "prior-edition" | "agency-page" | "secondary" | "unsourced";
 
 export interface RawCitation {
   sourceCitation: string;
