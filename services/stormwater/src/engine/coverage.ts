@@ -5,6 +5,7 @@ import { deepFreeze, longDate } from "@permits/rules";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { COVERAGE_THRESHOLD_ACRES } from "./contract.js";
 import { acres, step } from "./messages.js";
+import { STATE_THRESHOLD_NOT_READ } from "./texts.js";
 import { continuationStep, expiryStep, expiryWords, hasLapsed } from "./term.js";
 import type { Route, Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";
@@ -46,7 +47,7 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route, term: Perm
       steps.push(LARGER_PLAN_UNSTATED);
     }
   }
-  const scope = cgp ? "" : " This is the federal floor (40 CFR 122.26); the state permit was not read and may reach further.";
+  const scope = cgp ? "" : STATE_THRESHOLD_NOT_READ;
   steps.unshift(step("coverage threshold", reason + scope, citation));
   if (!hasLapsed(term, today)) return { coverage, reason, required: coverage === Coverage.REQUIRED, steps };
   steps.push(expiryStep(term));

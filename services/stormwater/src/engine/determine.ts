@@ -19,7 +19,7 @@ import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
 import { step } from "./messages.js";
-import { acreRangeText, noPermitForSizeText, partlyReadPermitText } from "./texts.js";
+import { acreRangeText, cgpAttachesText, noPermitForSizeText, partlyReadPermitText } from "./texts.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
@@ -55,14 +55,14 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   // The governing state permit's requirements that apply to a site of this size.
   const stateList = governing?.state?.requirementsFor(site.acres) ?? [];
   const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed, stateList.length);
-  derivation.push(outcome.step);
   if (outcome.cgpApplies) {
     const a = assembleCgp(ds, site);
     requirements = a.requirements;
     screens = a.screens;
-    derivation.push(...a.steps);
-  } else if (outcome.stateApplies) {
-    requirements = stateList;
+    derivation.push(cgpGoverningStep(ds, requirements), ...a.steps);
+  } else {
+    derivation.push(outcome.step);
+    if (outcome.stateApplies) requirements = stateList;
   }
   const dates = lapsed ? { steps: [], notices: [] } : projectDateFindings(governing?.term, site);
   derivation.push(...dates.steps);
@@ -72,7 +72,7 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
   derivation.push(route.credentialStep[key]);
 
-  const jurisdiction = route.jurisdiction[key];
+  const jurisdiction = (route.kind === "state" ? governing?.state?.jurisdiction ?? route.jurisdiction : route.jurisdiction)[key];
   const permit = governing?.ref;
   // Overall confidence: verified only when every citation of the answer is (caution.ts). A
   // governing permit that was not identified is not a fact the answer can rest on.
@@ -94,8 +94,15 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   });
 }
 
+/** The "governing permit" step where the read CGP's requirements attach: how many of them are verified, built once per count. */
+function cgpGoverningStep(ds: Dataset, requirements: Requirement[]): DerivationStep {
+  const verified = requirements.filter((q) => q.citation?.confidence === Confidence.VERIFIED).length;
+  return derivedOnce(ds.cgp, `governing step ${verified}/${requirements.length}`, () =>
+    step("governing permit", cgpAttachesText(ds.cgp.ref.name, ds.cgp.ref.version, verified, requirements.length)));
+}
+
 interface GoverningOutcome {
-  /** The "governing permit" derivation step. */
+  /** The "governing permit" derivation step (where the CGP's requirements attach, cgpGoverningStep gives it). */
   step: DerivationStep;
   /** True where the read CGP governs and coverage is required: its requirements attach. */
   cgpApplies: boolean;
@@ -129,7 +136,7 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
     } else if (route.governing === "cgp") {
       if (required) {
         cgpApplies = true;
-        text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. It has been read, so its requirements attach.`;
+        text = "";
         if (ds.cgp.anyUnverifiedRequirement) notices.push(UNVERIFIED_REQUIREMENTS_NOTICE);
       } else {
         text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. Coverage is not required, so its requirements do not attach.`;

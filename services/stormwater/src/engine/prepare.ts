@@ -17,7 +17,7 @@ import {
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
 import { fixedByDocument1, STABILIZATION_DAYS, STABILIZATION_DAYS_UNSTATED } from "./contract.js";
 import { coversAcres } from "./authority.js";
-import { acreRangeText } from "./texts.js";
+import { acreRangeText, STATE_STABILIZATION_GOVERNS } from "./texts.js";
 import { citationMsg, confidenceOf, kindOf, servedValue, step, valueMsg } from "./messages.js";
 import type { RawBasis, RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen, RawStatePermit } from "./raw.js";
 import type { Dataset, PermitTerm, PreparedCgp, PreparedJurisdiction, PreparedStatePermit, Route, RouteKind } from "./types.js";
@@ -67,6 +67,22 @@ function referenceGrounds(j: RawJurisdiction, p: RawStatePermit): [PermitRef["co
   const own = [p.datesCitation, p.numberCitation].filter((c): c is RawCitation => c != null);
   const verified = j.confidence === "verified" && own.every((c) => c.confidence === "verified");
   return [confidenceOf(verified ? "verified" : "unverified"), own.reduce((b, c) => weakerBasis(b, c.basis), j.basis)];
+}
+
+/**
+ * Where a jurisdiction's row names no permit number but its state permit holds one (OH, IN, LA),
+ * the jurisdiction served with that permit carries it, at no more than the number's own grounds.
+ */
+function numberedJurisdiction(j: RawJurisdiction, p: RawStatePermit, row: JurisdictionFields): Route["jurisdiction"] | undefined {
+  if (j.permitNumber !== null || p.permitNumber === null) return undefined;
+  const c = p.numberCitation;
+  const f: JurisdictionFields = {
+    ...row,
+    permitNumber: p.permitNumber,
+    confidence: c && c.confidence !== "verified" ? Confidence.UNVERIFIED : row.confidence,
+    basis: c ? weakerBasis(row.basis, c.basis) : row.basis,
+  };
+  return { yes: jurisdictionMsg(j.code, f, j.credential, true), no: jurisdictionMsg(j.code, f, j.credential, false), unknown: jurisdictionMsg(j.code, f, j.credential, undefined) };
 }
 
 /** A PermitRef from a permit's identity and the agency that issues it. */
@@ -131,7 +147,7 @@ export function fixedRequirement(q: RawRequirement, defaultBecause: string, agen
 function stateRequirements(p: RawStatePermit, agency: string): Pick<PreparedStatePermit, "requirements" | "requirementsFor"> {
   const requirements = p.requirements.map((q) => {
     const sized = q.minAcres !== undefined || q.maxAcresExclusive !== undefined;
-    const because = `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.`;
+    const because = `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.${q.kind === "stabilization" ? ` ${STATE_STABILIZATION_GOVERNS}` : ""}`;
     return fixedRequirement(q, because, agency);
   });
   const bounds = [...new Set(p.requirements.flatMap((q) => [q.minAcres, q.maxAcresExclusive]).filter((b): b is number => b !== undefined))].sort((a, b) => a - b);
@@ -346,6 +362,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
         expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
       },
       ...stateRequirements(p, j.agencyName),
+      jurisdiction: numberedJurisdiction(j, p, rowFields),
     }));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"

@@ -56,6 +56,8 @@ export interface PreparedStatePermit {
   requirements: Requirement[];
   /** Those that apply to a site of this size (some apply only to small or large sites); built once per size class. */
   requirementsFor(acres: number): Requirement[];
+  /** The jurisdiction as served where this permit governs and the row names no number: with this permit's number (see numberedJurisdiction). */
+  jurisdiction?: Route["jurisdiction"];
 }
 
 export interface PreparedJurisdiction {
