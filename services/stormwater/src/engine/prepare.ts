@@ -147,8 +147,9 @@ export function fixedRequirement(q: RawRequirement, defaultBecause: string, agen
 function stateRequirements(p: RawStatePermit, agency: string): Pick<PreparedStatePermit, "requirements" | "requirementsFor"> {
   const requirements = p.requirements.map((q) => {
     const sized = q.minAcres !== undefined || q.maxAcresExclusive !== undefined;
-    const because = `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.${q.kind === "stabilization" ? ` ${STATE_STABILIZATION_GOVERNS}` : ""}`;
-    return fixedRequirement(q, because, agency);
+    const because = q.because ?? `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.`;
+    // The state's own stabilization rule governs, whatever document 1's federal 5-acre rule says.
+    return fixedRequirement({ ...q, because: q.kind === "stabilization" ? `${because} ${STATE_STABILIZATION_GOVERNS}` : because }, because, agency);
   });
   const bounds = [...new Set(p.requirements.flatMap((q) => [q.minAcres, q.maxAcresExclusive]).filter((b): b is number => b !== undefined))].sort((a, b) => a - b);
   if (bounds.length === 0) return { requirements, requirementsFor: () => requirements };
