@@ -55,7 +55,7 @@ function checkUnits(name, raw) {
   walk(raw, name, (o, path) => {
     if (typeof o.unit !== "string" || typeof o.label !== "string") return;
     const details = [o.detail, ...Object.values(o.cases ?? {}).map((c) => c.detail)].filter((d) => typeof d === "string" && d !== "");
-    for (const d of details) if (!statesUnit(d, o.unit)) problems.push(`${path}: its detail does not state its unit "${o.unit}": ${d}`);
+    for (const d of details) if (!statesUnit(d, o.unit)) problems.push(`${path} (${o.id}): its detail does not state its unit "${o.unit}": ${d}`);
   });
 }
 

@@ -33,7 +33,7 @@ import {
 } from "./notices.js";
 import { assembleCgp } from "./requirements.js";
 import { hasLapsed, projectDateFindings } from "./term.js";
-import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
+import type { Dataset, PreparedJurisdiction, PreparedStatePermit, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
 
 const NO_PERMIT = Object.freeze({ confidence: Confidence.UNVERIFIED });
@@ -72,7 +72,7 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
   derivation.push(route.credentialStep[key]);
 
-  const jurisdiction = (route.kind === "state" ? governing?.state?.jurisdiction ?? route.jurisdiction : route.jurisdiction)[key];
+  const jurisdiction = (numberedBy(route, governing)?.jurisdiction ?? route.jurisdiction)[key];
   const permit = governing?.ref;
   // Overall confidence: verified only when every citation of the answer is (caution.ts). A
   // governing permit that was not identified is not a fact the answer can rest on.
@@ -99,6 +99,15 @@ function cgpGoverningStep(ds: Dataset, requirements: Requirement[]): DerivationS
   const verified = requirements.filter((q) => q.citation?.confidence === Confidence.VERIFIED).length;
   return derivedOnce(ds.cgp, `governing step ${verified}/${requirements.length}`, () =>
     step("governing permit", cgpAttachesText(ds.cgp.ref.name, ds.cgp.ref.version, verified, requirements.length)));
+}
+
+/**
+ * The state permit whose number the jurisdiction carries where its row names none: the governing
+ * one, or on an unverified row the one permit held for its number alone (Arkansas's ARR150000).
+ */
+function numberedBy(route: Route, governing: Governing | undefined): PreparedStatePermit | undefined {
+  if (route.kind !== "state") return undefined;
+  return governing?.state ?? (route.governing === "none" && route.statePermits.length === 1 ? route.statePermits[0] : undefined);
 }
 
 interface GoverningOutcome {

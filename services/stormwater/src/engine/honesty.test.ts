@@ -124,14 +124,18 @@ describe("permitting authority", () => {
     expect(det({ state: "MS", disturbedAcres: 0.5, partOfLargerPlan: true }).permit).toBeUndefined();
   });
 
-  test("Louisiana: the only permit held covers 5 acres or more, so a 2-acre site gets none and is told why", () => {
+  test("Louisiana: LAR100000 governs 5 acres or more and LAR200000 1 to under 5; a site below both gets none and is told why", () => {
     expect(det({ state: "LA", disturbedAcres: 6 }).permit?.id).toBe("la-lar100000");
     const small = det({ state: "LA", disturbedAcres: 2 });
-    expect(small.permit).toBeUndefined();
-    expect(stepOf(small, "governing permit")!.result).toBe(
-      "None of the construction permits identified for Louisiana covers a site of this size (LPDES General Permit for Discharges of Storm Water from Construction Activities Five (5) Acres or More (LAR100000) covers 5 acres or more). The permit that does was not identified, so no requirements are listed.",
+    // LAR200000's number is read only in a third party's roadmap: the permit and the jurisdiction carry it unverified.
+    expect(small.permit).toMatchObject({ id: "la-lar200000", permitNumber: "LAR200000", confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY });
+    expect(small.jurisdiction).toMatchObject({ permitNumber: "LAR200000", confidence: Confidence.UNVERIFIED, basis: Basis.SECONDARY });
+    const tiny = det({ state: "LA", disturbedAcres: 0.5, partOfLargerPlan: true });
+    expect(tiny.permit).toBeUndefined();
+    expect(stepOf(tiny, "governing permit")!.result).toBe(
+      "None of the construction permits identified for Louisiana covers a site of this size (LPDES General Permit for Discharges of Storm Water from Construction Activities Five (5) Acres or More (LAR100000) covers 5 acres or more; LPDES General Permit for Storm Water Discharges from Small Construction Activities (LAR200000) covers 1 to under 5 acres). The permit that does was not identified, so no requirements are listed.",
     );
-    expect(small.notices.join(" ")).not.toContain("LAR100000");
+    expect(tiny.notices.join(" ")).not.toContain("LAR100000");
   });
 });
 
@@ -226,7 +230,8 @@ describe("unverified jurisdictions still answer, unverified, naming the agency",
     expect(d.notices.some((n) => n.startsWith("Unverified:"))).toBe(true);
     if (raw(state).authority === "state") {
       expect(d.permit).toBeUndefined();
-      expect(d.jurisdiction?.permitNumber).toBeUndefined();
+      // A number held only from the agency's forms (Arkansas's ARR150000) is shown, unverified; it never makes a permit govern.
+      expect(d.jurisdiction?.permitNumber).toBe(raw(state).statePermits[0]?.permitNumber ?? undefined);
     } else {
       expect(d.requirements).toHaveLength(14);
     }
