@@ -32,7 +32,7 @@ import {
   UNVERIFIED_REQUIREMENTS_NOTICE,
 } from "./notices.js";
 import { assembleCgp } from "./requirements.js";
-import { hasLapsed, projectDateFindings } from "./term.js";
+import { lapseOf, projectDateFindings, type Lapse } from "./term.js";
 import type { Dataset, PreparedJurisdiction, PreparedStatePermit, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
 
@@ -51,10 +51,11 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
 
   let requirements: Requirement[] = [];
   let screens: EligibilityScreen[] = [];
-  const lapsed = site.activity === "construction" && hasLapsed(governing?.term, today);
+  const lapse = site.activity === "construction" ? lapseOf(governing?.term, today) : undefined;
+  const lapsed = lapse !== undefined;
   // The governing state permit's requirements that apply to a site of this size.
   const stateList = governing?.state?.requirementsFor(site.acres) ?? [];
-  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed, stateList.length);
+  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapse, stateList.length);
   if (outcome.cgpApplies) {
     const a = assembleCgp(ds, site);
     requirements = a.requirements;
@@ -125,10 +126,10 @@ interface GoverningOutcome {
  * activity, whether coverage is required and which of the route's permits applies, so each
  * combination is built once and shared (see derivedOnce).
  */
-function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapsed: boolean, applicable: number): GoverningOutcome {
+function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapse: Lapse, applicable: number): GoverningOutcome {
   const permit = governing?.ref;
   const permitIndex = route.statePermits.findIndex((p) => p.ref === permit);
-  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapsed}|${applicable}`, () => {
+  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapse}|${applicable}`, () => {
     const notices = [...FIXED_NOTICES];
     const agency = route.agencyName;
     let text: string;
@@ -139,9 +140,10 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
         ? `${ds.msgp.ref.name} (${ds.msgp.ref.version}); its requirements are not held.`
         : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`;
       notices.push(industrialNotice(agency));
-    } else if (lapsed && required) {
-      text = `${permit!.name} (${permit!.version}) has expired and no successor is held, so no requirements are listed.`;
-      notices.push(lapsedNotice(permit!.name, agency));
+    } else if (lapse && required) {
+      const status = lapse === "expired" ? "has expired" : "may no longer be in force (a permit to replace it was proposed)";
+      text = `${permit!.name} (${permit!.version}) ${status} and no successor is held, so no requirements are listed.`;
+      notices.push(lapsedNotice(permit!.name, agency, status));
     } else if (route.governing === "cgp") {
       if (required) {
         cgpApplies = true;

@@ -361,6 +361,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
         issuer: "state",
         agencyName: j.agencyName,
         expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
+        replacementProposed: p.replacementProposed ? citationMsg(p.replacementProposed) : undefined,
       },
       ...stateRequirements(p, j.agencyName),
       jurisdiction: numberedJurisdiction(j, p, rowFields),

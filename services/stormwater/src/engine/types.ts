@@ -46,6 +46,8 @@ export interface PermitTerm {
   agencyName: string;
   /** Where the expiry date was read, if it was. */
   expiryCitation: Citation | undefined;
+  /** The agency's own notice that it proposed a permit to replace this one (see mayHaveLapsed). */
+  replacementProposed?: Citation;
 }
 
 export interface PreparedStatePermit {
