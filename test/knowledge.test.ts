@@ -25,7 +25,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     const body = res.json();
     expect(Object.keys(body)).toEqual(expect.arrayContaining(["data", "request_id", "disclaimer"]));
     const { stormwater, nwp: n } = body.data;
-    expect(stormwater.datasetVersion).toMatch(/^2026-11-26\.[0-9a-f]{10}$/);
+    expect(stormwater.datasetVersion).toMatch(/^2026-11-28\.[0-9a-f]{10}$/);
     expect(stormwater.jurisdictions).toHaveLength(56);
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NC")).toMatchObject({ requirementCount: 5, credentialGate: "unknown" });
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16", lastCheckedOn: expect.stringMatching(DATE) });
