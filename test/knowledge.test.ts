@@ -53,7 +53,8 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(index.data.endpoints.some((e: { path: string }) => e.path === "/api/v1/coverage")).toBe(true);
     const doc = (await gw.request({ method: "GET", url: "/api/openapi" })).json();
     expect(doc.paths["/api/v1/coverage"].get.responses["200"]).toBeDefined();
-    expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(BASES);
+    // In the proto's order: agency-page was added last (an additive enum value).
+    expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(["official-text", "agency-form", "prior-edition", "secondary", "unsourced", "agency-page"]);
     expect(doc.components.schemas.NwpPcn.properties.required.type).toBe("boolean");
     expect(doc.components.schemas.NwpPcn.required).toEqual(expect.arrayContaining(["required", "because"]));
   });
