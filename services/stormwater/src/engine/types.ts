@@ -8,7 +8,7 @@ import type {
   PermitRef,
   Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
-import type { RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawStatePermit } from "./raw.js";
+import type { RawBasis, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawStatePermit } from "./raw.js";
 
 export type RouteKind = "state" | "epa-area" | "tribal" | "federal-facility";
 
@@ -111,4 +111,20 @@ export interface Dataset {
   cgp: PreparedCgp;
   msgp: { ref: PermitRef; raw: RawPermit; term: PermitTerm };
   raw: RawData;
+}
+
+/** A jurisdiction row's fields as served (see jurisdictionMsg in prepare.ts). */
+export interface JurisdictionFields {
+  name: string;
+  npdesAuthorized: boolean | null;
+  governingPermitId: string | null;
+  permitNumber: string | null;
+  permitName: string | null;
+  agencyName: string | null;
+  agencyUrl: string | null;
+  permitUrl: string | null;
+  confidence: Confidence;
+  basis: RawBasis;
+  sourceUrl: string | null;
+  note: string | null;
 }
