@@ -26,8 +26,8 @@ interface PcnFindings {
   triggers: PcnTriggerOut[];
   /** Candidates (by number) whose only trigger is a PCN treated as required (terms not read). */
   assumed: number[];
-  /** Eligible candidates with no trigger whose "no PCN" cannot be said, and why. */
-  unknown: { n: number; why: string }[];
+  /** For eligible candidates with no trigger whose "no PCN" cannot be said: why a PCN is treated as required. */
+  unknown: string[];
 }
 
 /**
@@ -43,10 +43,10 @@ function pcnOutcome(pcn: PcnFindings, anyEligible: boolean, relaxed: boolean): {
     reasons.push(pcnTexts.triggered(numbers, read.some((t) => t.confidence !== "verified") ? "unverified" : "verified"));
   }
   for (const n of pcn.assumed) reasons.push(pcnAssumed(n));
-  for (const u of pcn.unknown) reasons.push(pcnTexts.notRuledOut(u.n, u.why));
-  if (!anyEligible) reasons.push(pcnTexts.noCandidateConfirmed());
-  else if (reasons.length === 0 && !relaxed) reasons.push(pcnTexts.termsNotConfirmed());
-  return reasons.length > 0 ? { required: true, reasons } : { required: false, reasons: [pcnTexts.notRequired()] };
+  reasons.push(...pcn.unknown);
+  if (!anyEligible) reasons.push(pcnTexts.noCandidateConfirmed);
+  else if (reasons.length === 0 && !relaxed) reasons.push(pcnTexts.termsNotConfirmed);
+  return reasons.length > 0 ? { required: true, reasons } : { required: false, reasons: [pcnTexts.notRequired] };
 }
 
 function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, because: string, reviewDays: number): string {
@@ -111,7 +111,7 @@ function headline(verdict: VerdictId, evals: Evaluation[], input: NormalizedInpu
   return [sentence, ...pcnSentence, ...decisive].join(" ");
 }
 
-/** `pcnReasons`: why a notification is (or is not) required, each said as a gap too. */
+/** `pcnReasons`: why a notification is required or treated as required, each said as a gap too. */
 function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict, state: CompiledState, activity: CompiledActivity, evals: Evaluation[], pcnReasons: string[]): string[] {
   const gaps: string[] = [ds.fixedGaps.jurisdiction, ...district.gaps, ...state.gaps];
   if (district.states.size === 0) {
@@ -197,18 +197,19 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
     if (own.length > 0) {
       // A trigger on any basis requires a PCN (cautious); one that rests on no source read says so.
       if (p.pcnAssumed && own.every((t) => t.basis === "unsourced" && t.inputValue === `any NWP ${p.number} activity`)) pcn.assumed.push(p.number);
-    } else if (p.noPcnUnknownBecause) {
-      pcn.unknown.push({ n: p.number, why: p.noPcnUnknownBecause });
+    } else if (p.pcnNotRuledOut) {
+      pcn.unknown.push(p.pcnNotRuledOut);
     }
   }
   const reviewDays = ds.ruleset.pcnReview.reviewDays;
   const r = ds.ruleset;
   const lapsed = today > r.expiryDate && r.successorId === null;
   const outcome = lapsed
-    ? { required: true, reasons: [pcnTexts.lapsed()] }
+    ? { required: true, reasons: [pcnTexts.lapsed] }
     : pcnOutcome(pcn, anyEligible, relaxedOnlyOn(noPcnFacts(activity, evals), true, false));
-  const because = outcome.reasons.join("; ");
-  const gaps = gapsFor(ds, input, district, state, activity, evals, outcome.reasons);
+  const because = outcome.reasons.length === 1 ? outcome.reasons[0] : outcome.reasons.join("; ");
+  // A notification that is required, or treated as required, is said as a gap too; "not required" is not a gap.
+  const gaps = gapsFor(ds, input, district, state, activity, evals, outcome.required ? outcome.reasons : []);
   const confidence = answerConfidence(ds, district, state, evals, pcn.triggers);
   const late = input.startDate === undefined && input.endDate === undefined
     ? []

@@ -32,24 +32,28 @@ export function pcnTreatedAsRequired(n: number | undefined, why: string): string
   return `a pre-construction notification is treated as required${n === undefined ? "" : ` for NWP ${n}`} because ${why}`;
 }
 
-/** A PCN treated as required because the permit's notification terms were not read. */
+const assumedSaid = new Map<number, string>();
+
+/** A PCN treated as required because the permit's notification terms were not read (built once per permit). */
 export function pcnAssumed(n: number): string {
-  return pcnTreatedAsRequired(n, `its notification terms were ${notConfirmed(DISTRICT)}`);
+  let said = assumedSaid.get(n);
+  if (said === undefined) assumedSaid.set(n, (said = pcnTreatedAsRequired(n, `its notification terms were ${notConfirmed(DISTRICT)}`)));
+  return said;
 }
 
 export const pcnTexts = {
   /** An eligible candidate with no trigger whose "no PCN" cannot be said (see noPcnUnknownBecause). */
   notRuledOut: (n: number, why: string) => pcnTreatedAsRequired(n, `${why}, so one cannot be ruled out; confirm with ${DISTRICT}`),
   /** No candidate is eligible: there is no held term that could rule a notification out. */
-  noCandidateConfirmed: () => pcnTreatedAsRequired(undefined, `no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  noCandidateConfirmed: pcnTreatedAsRequired(undefined, `no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with ${DISTRICT}`),
   /** The ruleset has lapsed and no successor is held. */
-  lapsed: () => pcnTreatedAsRequired(undefined, `the nationwide permits this service holds have expired and no successor is held, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  lapsed: pcnTreatedAsRequired(undefined, `the nationwide permits this service holds have expired and no successor is held, so one cannot be ruled out; confirm with ${DISTRICT}`),
   /** Read (or held) triggers are crossed. */
   triggered: (numbers: number[], confidence: "verified" | "unverified") =>
     `a pre-construction notification is required because a notification threshold of ${nwpList(numbers)} is crossed (${confidence})`,
   /** Every eligible candidate's notification terms may relax, but a limit it fits may not. */
-  termsNotConfirmed: () => pcnTreatedAsRequired(undefined, `a term the answer rests on was not confirmed in the permit text, so one cannot be ruled out; confirm with ${DISTRICT}`),
-  notRequired: () => "no pre-construction notification is required: the notification terms of every eligible candidate were read and none is crossed",
+  termsNotConfirmed: pcnTreatedAsRequired(undefined, `a term the answer rests on was not confirmed in the permit text, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  notRequired: "no pre-construction notification is required: the notification terms of every eligible candidate were read and none is crossed",
 };
 
 export function capital(s: string): string {
