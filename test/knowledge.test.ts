@@ -56,6 +56,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     // In the proto's order: agency-page was added last (an additive enum value).
     expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(["official-text", "agency-form", "prior-edition", "secondary", "unsourced", "agency-page"]);
     expect(doc.components.schemas.NwpPcn.properties.required.type).toBe("boolean");
+    expect(doc.components.schemas.Requirement.properties.unit.type).toEqual(["string", "null"]);
     expect(doc.components.schemas.NwpPcn.required).toEqual(expect.arrayContaining(["required", "because"]));
   });
 
