@@ -39,10 +39,13 @@ function checkFacts(name, raw) {
   });
 }
 
-/** A requirement that holds a unit states it in every detail served (its own, or each case's). */
+/** A requirement whose value is a number holds its unit, and states it in every detail served (its own, or each case's). */
 function checkUnits(name, raw) {
   walk(raw, name, (o, path) => {
-    if (typeof o.unit !== "string" || typeof o.label !== "string") return;
+    if (typeof o.label !== "string" || typeof o.kind !== "string") return;
+    const numeric = [o.value, ...Object.values(o.cases ?? {}).map((c) => c.value)].some((v) => typeof v === "number");
+    if (numeric && typeof o.unit !== "string") problems.push(`${path} (${o.id}): a number with no unit`);
+    if (typeof o.unit !== "string") return;
     const details = [o.detail, ...Object.values(o.cases ?? {}).map((c) => c.detail)].filter((d) => typeof d === "string" && d !== "");
     for (const d of details) if (!statesUnit(d, o.unit)) problems.push(`${path} (${o.id}): its detail does not state its unit "${o.unit}": ${d}`);
   });

@@ -113,6 +113,8 @@ describe("npm run data:report", () => {
     const r = run({ DATA_DIR: dir }, ["--on=2026-11-24"]);
     expect(r.status).toBe(1);
     expect(r.stderr + r.stdout).toMatch(/\(corrective\.repairs\): its detail does not state its unit "hours"/);
+    editJurisdictions(dir, (byCode) => delete byCode("CA").statePermits[0].requirements.find((r: { id: string }) => r.id === "corrective.repairs").unit);
+    expect(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stderr).toMatch(/\(corrective\.repairs\): a number with no unit/);
   });
 
   it("fails on a permit number its own citation's quote does not state", () => {
