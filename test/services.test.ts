@@ -33,6 +33,17 @@ describe("the list of services", () => {
     for (const s of SERVICES) expect(scripts[`start:${s.name}`], s.name).toMatch(new RegExp(`^node --max-semi-space-size=\\d+ services/${s.name}/dist/main\\.js$`));
   });
 
+  it("ships each service in the image: the Dockerfile copies its package.json and built output, and exposes its port", () => {
+    const dockerfile = readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+    const exposed = [...dockerfile.matchAll(/^EXPOSE (.+)$/gm)].flatMap((m) => m[1].trim().split(/\s+/).map(Number));
+    for (const s of SERVICES) {
+      for (const line of [`COPY services/${s.name}/package.json services/${s.name}/`, `COPY --from=build /app/services/${s.name}/package.json services/${s.name}/`, `COPY --from=build /app/services/${s.name}/dist services/${s.name}/dist`]) {
+        expect(dockerfile.split("\n"), s.name).toContain(line);
+      }
+      expect(exposed, s.name).toContain(s.port);
+    }
+  });
+
   it("names, for every RPC of every service, the callers it admits (permits.common.v1.callers)", () => {
     for (const s of SERVICES) for (const m of s.service.methods) expect(scopesOf(m).length, `${s.service.typeName}/${m.name}`).toBeGreaterThan(0);
   });
