@@ -1,25 +1,27 @@
 // The list of services (gateway/src/services.ts) and what each manifest says: the defaults every
 // deployment file and document repeats are pinned here once; the other tests iterate the list.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { GATEWAY, SERVICES, urlVariable } from "@permits/gateway/services";
 import { scopesOf } from "@permits/rpc";
+import { ensureBuilt } from "./support/processes.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const scripts = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
 
 describe("the list of services", () => {
-  it("holds the four services with their ports, metrics ports and whether the embedded gateway serves them to internal callers", () => {
-    expect(SERVICES.map((s) => [s.name, s.service.typeName, s.port, s.metricsPort, s.servedOnGatewayPort, s.heapGrowingPercent])).toEqual([
+  it("keeps the four first services' ports, metrics ports, and whether the embedded gateway serves them to internal callers", () => {
+    expect(SERVICES.slice(0, 4).map((s) => [s.name, s.service.typeName, s.port, s.metricsPort, s.servedOnGatewayPort, s.heapGrowingPercent])).toEqual([
       ["stormwater", "permits.stormwater.v1.StormwaterService", 7001, 9701, true, undefined],
       ["nwp", "permits.nwp.v1.NwpService", 7002, 9702, true, 0],
       ["entitlement", "permits.entitlement.v1.EntitlementService", 7003, 9703, false, undefined],
       ["ratelimit", "permits.ratelimit.v1.RateLimitService", 7004, 9704, false, undefined],
     ]);
     expect([GATEWAY.name, GATEWAY.port, GATEWAY.metricsPort]).toEqual(["gateway", 8080, 9080]);
-    expect(SERVICES.map((s) => urlVariable(s.name))).toEqual(["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL"]);
+    expect(SERVICES.slice(0, 4).map((s) => urlVariable(s.name))).toEqual(["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL"]);
   });
 
   it("gives every role its own name and ports", () => {
@@ -42,6 +44,19 @@ describe("the list of services", () => {
       }
       expect(exposed, s.name).toContain(s.port);
     }
+  });
+
+  it("is cheap to import: the built list loads the manifests and their protos, no service's build, dataset or store", () => {
+    ensureBuilt();
+    // Records every module the import resolves (module.registerHooks, Node >= 22.15).
+    const probe = `import { registerHooks } from "node:module";
+      const loaded = [];
+      registerHooks({ resolve: (s, c, next) => { const r = next(s, c); loaded.push(r.url); return r; } });
+      await import(${JSON.stringify(pathToFileURL(path.join(ROOT, "gateway/dist/services.js")).href)});
+      console.log(JSON.stringify(loaded));`;
+    const loaded = (JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" })) as string[]).map((u) => path.relative(ROOT, fileURLToPath(u)));
+    const ours = [...new Set(loaded.filter((f) => !f.startsWith("node_modules/@bufbuild/protobuf/")))].sort();
+    expect(ours).toEqual(["gateway/dist/services.js", ...SERVICES.map((s) => `services/${s.name}/dist/manifest.js`), ...new Set(SERVICES.flatMap((s) => [s.service.file, ...s.service.file.dependencies]).map((f) => `proto/dist/${f.name}_pb.js`))].filter((f) => !f.startsWith("proto/dist/google/")).sort());
   });
 
   it("names, for every RPC of every service, the callers it admits (permits.common.v1.callers)", () => {
