@@ -35,6 +35,19 @@ describe("the list of services", () => {
     for (const s of SERVICES) expect(scripts[`start:${s.name}`], s.name).toMatch(new RegExp(`^node --max-semi-space-size=\\d+ services/${s.name}/dist/main\\.js$`));
   });
 
+  it("is documented: docs/configuration.md gives each role's PORT and METRICS_PORT and each service's <NAME>_URL", () => {
+    const doc = readFileSync(path.join(ROOT, "docs/configuration.md"), "utf8").split("\n");
+    const defaults = (variable: string) => {
+      const cell = doc.find((l) => l.startsWith(`| \`${variable}\` |`))?.split("|")[2] ?? "";
+      return Object.fromEntries([...cell.matchAll(/(\w+) `(\d+)`/g)].map((m) => [m[1], Number(m[2])]));
+    };
+    const roles = [GATEWAY, ...SERVICES];
+    expect(defaults("PORT")).toEqual(Object.fromEntries(roles.map((r) => [r.name, r.port])));
+    expect(defaults("METRICS_PORT")).toEqual(Object.fromEntries(roles.map((r) => [r.name, r.metricsPort])));
+    const urlRow = doc.find((l) => l.startsWith(`| \`${urlVariable(SERVICES[0].name)}\``)) ?? "";
+    for (const s of SERVICES) expect(urlRow, s.name).toContain(`\`${urlVariable(s.name)}\``);
+  });
+
   it("ships each service in the image: the Dockerfile copies its package.json and built output, and exposes its port", () => {
     const dockerfile = readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
     const exposed = [...dockerfile.matchAll(/^EXPOSE (.+)$/gm)].flatMap((m) => m[1].trim().split(/\s+/).map(Number));
