@@ -52,6 +52,13 @@ module.exports = {
       to: { path: MANIFEST },
     },
     {
+      name: "one-list-of-services-among-services",
+      comment: "A service uses its own manifest (its main.ts), never another's: they meet in the gateway's list.",
+      severity: "error",
+      from: { path: "^services/([^/]+)/" },
+      to: { path: MANIFEST, pathNot: "^services/$1/" },
+    },
+    {
       name: "no-service-in-the-plumbing",
       comment: "The token check and the metrics listener import no service: they read the descriptors and manifests they are given (test/services.test.ts checks they name none either).",
       severity: "error",
