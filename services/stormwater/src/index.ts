@@ -4,5 +4,5 @@
 export * from "./changelog.js";
 export * from "./dataset.js";
 export * from "./engine/index.js";
-export * from "./engine/holdings.js";
+export * from "./holdings.js";
 export * from "./service.js";
