@@ -29,7 +29,8 @@ import { docsPage } from "./surfaces/meta/docs-page.js";
 import { mcpTransport } from "./mcp/plugin.js";
 import { internalRpc } from "./rpc/plugin.js";
 import { isLoopback } from "@permits/rpc";
-import { CheckoutCatalogue, checkoutRoutes } from "./surfaces/checkout/routes.js";
+import { CheckoutCatalogue } from "./surfaces/checkout/catalogue.js";
+import { checkoutRoutes } from "./surfaces/checkout/routes.js";
 import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
