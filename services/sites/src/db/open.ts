@@ -4,12 +4,11 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Kysely, PostgresDialect } from "kysely";
+import { SITES_DB_FILE } from "./file.js";
 import { migrate } from "./migrations.js";
 import type { DatabaseKind, SitesDb, SitesTables } from "./schema.js";
 import { NodeSqliteDialect, openSqliteFile, type OpenSqliteOptions } from "./sqlite.js";
 
-/** The embedded database's file name under STATE_DIR. */
-export const SITES_DB_FILE = "sites.sqlite";
 
 export interface SitesDatabase {
   db: SitesDb;
