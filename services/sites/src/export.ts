@@ -54,7 +54,7 @@ export async function exportFiles(db: SitesDb, site: SiteRow): Promise<Map<strin
   for (const p of photos) files.set(`photos/${p.id}.${IMAGE_EXTENSIONS[p.content_type] ?? "bin"}`, new Uint8Array(p.content));
 
   const actions = await db.selectFrom("corrective_actions").selectAll().where("site_id", "=", site.id).orderBy("created_at").orderBy("id").execute();
-  const events = await db.selectFrom("corrective_action_events").selectAll().where("site_id", "=", site.id).orderBy("recorded_at").orderBy("id").execute();
+  const events = await db.selectFrom("corrective_action_events").selectAll().where("site_id", "=", site.id).orderBy("corrective_action_id").orderBy("seq").execute();
   files.set("corrective-actions.json", json(actions.map((a) => toJson(CorrectiveActionSchema, toCorrectiveAction(a, events)))));
 
   const rain = await db.selectFrom("rain_events").selectAll().where("site_id", "=", site.id).orderBy("occurred_on").orderBy("recorded_at").orderBy("id").execute();

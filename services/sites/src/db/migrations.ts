@@ -118,12 +118,13 @@ function tables(kind: DatabaseKind): Migration {
         .addColumn("id", "text", (c) => c.primaryKey())
         .addColumn("site_id", "text", (c) => c.notNull().references("sites.id"))
         .addColumn("corrective_action_id", "text", (c) => c.notNull().references("corrective_actions.id"))
+        .addColumn("seq", "integer", (c) => c.notNull())
         .addColumn("occurred_on", "text", (c) => c.notNull())
         .addColumn("note", "text", (c) => c.notNull())
         .addColumn("recorded_by", "text", (c) => c.notNull())
         .addColumn("recorded_at", "text", (c) => c.notNull())
         .execute();
-      await db.schema.createIndex("corrective_action_events_by_action").on("corrective_action_events").column("corrective_action_id").execute();
+      await db.schema.createIndex("corrective_action_events_by_action").on("corrective_action_events").columns(["corrective_action_id", "seq"]).unique().execute();
 
       await db.schema
         .createTable("rain_events")

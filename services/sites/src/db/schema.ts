@@ -92,6 +92,8 @@ export interface CorrectiveActionEventRow {
   id: string;
   site_id: string;
   corrective_action_id: string;
+  /** 1, 2, ... per corrective action: the order the notes were recorded in. */
+  seq: number;
   occurred_on: string;
   note: string;
   recorded_by: string;

@@ -18,7 +18,13 @@ async function openAction(trx: Trx, site: SiteRow, id: string): Promise<Correcti
 }
 
 async function eventsOf(trx: Trx, actionId: string) {
-  return trx.selectFrom("corrective_action_events").selectAll().where("corrective_action_id", "=", actionId).orderBy("recorded_at").orderBy("id").execute();
+  return trx.selectFrom("corrective_action_events").selectAll().where("corrective_action_id", "=", actionId).orderBy("seq").execute();
+}
+
+/** Records a note on an open corrective action, numbered after the ones before it. */
+async function addEvent(trx: Trx, action: CorrectiveActionRow, occurredOn: string, note: string, actor: string, at: string): Promise<void> {
+  const last = await trx.selectFrom("corrective_action_events").select("seq").where("corrective_action_id", "=", action.id).orderBy("seq", "desc").limit(1).executeTakeFirst();
+  await trx.insertInto("corrective_action_events").values({ id: newId("cae"), site_id: action.site_id, corrective_action_id: action.id, seq: (last ? Number(last.seq) : 0) + 1, occurred_on: occurredOn, note: note.trim(), recorded_by: actor, recorded_at: at }).execute();
 }
 
 function notBefore(field: string, date: string, earliest: string, what: string): void {
@@ -50,9 +56,8 @@ export function actionHandlers(ctx: SitesContext): Handlers {
       checkScoped(req, (c) => c.required("correctiveActionId", req.correctiveActionId, LIMITS.id).date("occurredOn", req.occurredOn).required("note", req.note, LIMITS.text));
       return changeSite(ctx, req, async (trx, site, at) => {
         const action = await openAction(trx, site, req.correctiveActionId);
-        const event = { id: newId("cae"), site_id: site.id, corrective_action_id: action.id, occurred_on: req.occurredOn, note: req.note.trim(), recorded_by: req.actor, recorded_at: at };
-        await trx.insertInto("corrective_action_events").values(event).execute();
-        return { result: { correctiveAction: toCorrectiveAction(action, await eventsOf(trx, action.id)) }, audit: { action: "corrective_action.noted", subjectId: action.id, detail: { occurredOn: event.occurred_on, note: event.note } } };
+        await addEvent(trx, action, req.occurredOn, req.note, req.actor, at);
+        return { result: { correctiveAction: toCorrectiveAction(action, await eventsOf(trx, action.id)) }, audit: { action: "corrective_action.noted", subjectId: action.id, detail: { occurredOn: req.occurredOn, note: req.note.trim() } } };
       });
     },
 
@@ -61,7 +66,7 @@ export function actionHandlers(ctx: SitesContext): Handlers {
       return changeSite(ctx, req, async (trx, site, at) => {
         const action = await openAction(trx, site, req.correctiveActionId);
         notBefore("completedOn", req.completedOn, action.found_on, "the date it was found");
-        await trx.insertInto("corrective_action_events").values({ id: newId("cae"), site_id: site.id, corrective_action_id: action.id, occurred_on: req.completedOn, note: req.note.trim(), recorded_by: req.actor, recorded_at: at }).execute();
+        await addEvent(trx, action, req.completedOn, req.note, req.actor, at);
         await trx.updateTable("corrective_actions").set({ status: "completed", completed_on: req.completedOn }).where("id", "=", action.id).execute();
         const row = { ...action, status: "completed" as const, completed_on: req.completedOn };
         return { result: { correctiveAction: toCorrectiveAction(row, await eventsOf(trx, action.id)) }, audit: { action: "corrective_action.completed", subjectId: action.id, detail: { completedOn: req.completedOn, note: req.note.trim(), late: req.completedOn > action.due_on } } };
@@ -79,7 +84,7 @@ export function actionHandlers(ctx: SitesContext): Handlers {
         if (req.filter !== CorrectiveActionFilter.UNSPECIFIED) q = q.where("status", "=", "open");
         if (overdue) q = q.where("due_on", "<", req.asOf);
         const rows = await q.orderBy("due_on").orderBy("id").execute();
-        const events = await db.selectFrom("corrective_action_events").selectAll().where("site_id", "=", site.id).orderBy("recorded_at").orderBy("id").execute();
+        const events = await db.selectFrom("corrective_action_events").selectAll().where("site_id", "=", site.id).orderBy("corrective_action_id").orderBy("seq").execute();
         return { correctiveActions: rows.map((r) => toCorrectiveAction(r, events)) };
       });
     },
