@@ -94,8 +94,10 @@ export function siteHandlers(ctx: SitesContext): Handlers {
     async closeSite(req) {
       checkScoped(req, (c) => c.date("closedOn", req.closedOn));
       return changeSite(ctx, req, async (trx, site, at) => {
-        if (req.closedOn > today(ctx)) throw invalidArgument("closedOn is after today", [{ field: "closedOn", description: `closedOn (${req.closedOn}) must not be after today (${today(ctx)})`, reason: ViolationReason.MALFORMED }]);
-        if (req.closedOn < site.created_at.slice(0, 10)) throw invalidArgument("closedOn is before the site was created", [{ field: "closedOn", description: `closedOn (${req.closedOn}) must not be before the site was created (${site.created_at.slice(0, 10)})`, reason: ViolationReason.MALFORMED }]);
+        const c = new Check();
+        if (req.closedOn > today(ctx)) c.add("closedOn", `closedOn (${req.closedOn}) must not be after today (${today(ctx)})`);
+        if (req.closedOn < site.created_at.slice(0, 10)) c.add("closedOn", `closedOn (${req.closedOn}) must not be before the site was created (${site.created_at.slice(0, 10)})`);
+        c.done();
         const latest = await trx.selectFrom("determinations").select(["answer_json"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
         const answer = latest ? parseAnswer(new Uint8Array(latest.answer_json)) : undefined;
         const r = retentionFor(req.closedOn, answer?.value, answer?.permitName ?? "");
