@@ -3,8 +3,11 @@
 // DatabaseSync to the interface Kysely's dialect drives, and begins every transaction IMMEDIATE:
 // a deferred one that reads before writing cannot wait for another process's write lock (SQLite
 // answers SQLITE_BUSY at once), which two embedded gateways on one STATE_DIR would hit.
+// SQLite's DDL is transactional, which Kysely's adapter does not claim; claiming it makes the
+// Migrator run the migrations in one such transaction, so processes opening a new file at once
+// apply each migration once (Kysely's SQLite migration lock assumes a single process).
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { CompiledQuery, type DatabaseConnection, type Driver, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import { CompiledQuery, type DatabaseConnection, type DialectAdapter, type Driver, SqliteAdapter, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
 
 /** How long a writer waits for another connection's lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
@@ -53,6 +56,10 @@ export class NodeSqliteDialect extends SqliteDialect {
     super({ database: adapt(db) });
   }
 
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlAdapter();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     // Kysely serialises the one connection (SqliteAdapter: no multiple connections); only the
@@ -61,5 +68,11 @@ export class NodeSqliteDialect extends SqliteDialect {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
     return driver;
+  }
+}
+
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
