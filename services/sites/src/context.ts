@@ -89,7 +89,10 @@ export async function changeSite<T>(ctx: SitesContext, req: SiteScoped, fn: (trx
   );
 }
 
-const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "53300", "ERR_SQLITE_BUSY"]);
+/** pg's connection errors and PostgreSQL's shutdown and too-many-connections codes. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P03", "53300"]);
+/** SQLITE_BUSY and SQLITE_LOCKED: another process held the write lock past the busy timeout. */
+const SQLITE_BUSY = new Set([5, 6]);
 
 /** A ConnectError passes through; anything else is logged and answered without its text. */
 export async function guard<T>(ctx: SitesContext, call: () => Promise<T>): Promise<T> {
@@ -97,9 +100,11 @@ export async function guard<T>(ctx: SitesContext, call: () => Promise<T>): Promi
     return await call();
   } catch (err) {
     if (err instanceof ConnectError) throw err;
-    const code = (err as { code?: unknown }).code;
+    const { code, errcode } = err as { code?: unknown; errcode?: unknown };
     ctx.logger?.error({ err: err instanceof Error ? err.message : String(err), code }, "sites: database call failed");
-    if (typeof code === "string" && UNREACHABLE.has(code)) throw new ConnectError("the sites database is unavailable", Code.Unavailable);
+    if ((typeof code === "string" && UNREACHABLE.has(code)) || (typeof errcode === "number" && SQLITE_BUSY.has(errcode & 0xff))) {
+      throw new ConnectError("the sites database is unavailable", Code.Unavailable);
+    }
     throw new ConnectError("internal", Code.Internal);
   }
 }
