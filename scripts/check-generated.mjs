@@ -11,7 +11,7 @@ const template = path.join(tmp, "buf.gen.yaml");
 const out = path.join(tmp, "gen");
 writeFileSync(
   template,
-  readFileSync(path.join(root, "buf.gen.yaml"), "utf8").replace(/out: proto\/gen/, `out: ${out}`),
+  readFileSync(path.join(root, "buf.gen.yaml"), "utf8").replace(/out: proto\/gen/g, `out: ${out}`),
 );
 try {
   execFileSync("npx", ["buf", "generate", "--template", template], { cwd: root, stdio: "inherit" });

@@ -8,7 +8,6 @@ export { parseTrustProxy } from "./http/client-address.js";
 export { serializeBody } from "./http/public-json.js";
 export { TOOLS } from "./mcp/tools.js";
 export { unknownPathSurface, type RouteSpec } from "./http/route-table.js";
-export { describedPointers, propertiesOf } from "./surfaces/meta/property-descriptions.js";
 export { determinationsOf } from "./surfaces/nwp/batch-lists.js";
 export { PROJECT_FIELDS, PROJECT_REQUIRED } from "./surfaces/nwp/project-input.js";
 export { decidedItem, parseProject } from "./surfaces/nwp/routes.js";

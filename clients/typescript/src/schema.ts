@@ -727,7 +727,7 @@ export interface components {
             label: string;
             /** @description The requirement in words. */
             detail: string;
-            /** @description A string, a number, or null. */
+            /** @description A string, a number, or null where the value turns on an input that was not stated. */
             value?: unknown;
             /** @description The permit section and official source the requirement comes from; null where none is held. */
             citation?: components["schemas"]["CommonCitation"] | null;
@@ -1193,20 +1193,6 @@ export interface components {
             /** @description Always verify: the mapping is a screening aid, and the permit selection must be confirmed against the permit text. */
             confidence: string;
         };
-        NwpRuleset: {
-            /** @description Identifier of the ruleset. */
-            id: string;
-            /** @description Name of the nationwide permit ruleset. */
-            name: string;
-            /** @description Federal Register citation of the ruleset. */
-            federalRegisterCitation: string;
-            /** @description Date the ruleset took effect (yyyy-mm-dd). */
-            effectiveDate: string;
-            /** @description Date the ruleset expires (yyyy-mm-dd). */
-            expiryDate: string;
-            /** @description Official source of the ruleset. */
-            sourceUrl: string;
-        };
         StormwaterCoverage: {
             /** @description Version of the stormwater dataset, as in a determination's datasetVersion. */
             datasetVersion: string;
@@ -1280,6 +1266,20 @@ export interface components {
             /** @description Per nationwide permit, what is held and on which basis. */
             permits: components["schemas"]["NwpPermitCoverage"][];
         };
+        NwpRuleset: {
+            /** @description Identifier of the ruleset. */
+            id: string;
+            /** @description Name of the nationwide permit ruleset. */
+            name: string;
+            /** @description Federal Register citation of the ruleset. */
+            federalRegisterCitation: string;
+            /** @description Date the ruleset took effect (yyyy-mm-dd). */
+            effectiveDate: string;
+            /** @description Date the ruleset expires (yyyy-mm-dd). */
+            expiryDate: string;
+            /** @description Official source of the ruleset. */
+            sourceUrl: string;
+        };
         NwpBasisCount: {
             /**
              * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
@@ -1322,12 +1322,6 @@ export interface components {
              */
             confidence: "verified" | "unverified";
         };
-        Coverage: {
-            /** @description What the stormwater dataset holds, per basis and per jurisdiction. */
-            stormwater: components["schemas"]["StormwaterCoverage"];
-            /** @description What the nationwide permit dataset holds, per basis and per permit. */
-            nwp: components["schemas"]["NwpCoverage"];
-        };
         FactChanges: {
             /** @description The dataset the version belongs to: stormwater or nwp. */
             dataset: string;
@@ -1345,7 +1339,7 @@ export interface components {
         CommonDatasetRelease: {
             /** @description A dataset version after since. */
             datasetVersion: string;
-            /** @description The version it follows. */
+            /** @description The version it follows; null for the first version recorded. */
             previousVersion?: string | null;
             /** @description Facts the version holds. */
             factCount: number;
@@ -1378,7 +1372,7 @@ export interface components {
             after?: components["schemas"]["CommonFactState"] | null;
         };
         CommonFactState: {
-            /** @description A string, a number, or null. */
+            /** @description What the fact states: the fields of the record it supports, as data (null where it is a bare citation). */
             value?: unknown;
             /**
              * @description What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.
@@ -1398,6 +1392,12 @@ export interface components {
             sourceUrl?: string | null;
             /** @description A short verbatim quote of the source; null where none was read. */
             quote?: string | null;
+        };
+        Coverage: {
+            /** @description What the stormwater dataset holds, per basis and per jurisdiction. */
+            stormwater: components["schemas"]["StormwaterCoverage"];
+            /** @description What the nationwide permit dataset holds, per basis and per permit. */
+            nwp: components["schemas"]["NwpCoverage"];
         };
         JurisdictionList: {
             /** @description Number of items in jurisdictions. */

@@ -1,8 +1,9 @@
 // JSON Schemas for the OpenAPI document, derived from the same sources the code runs on:
-// response shapes from the proto descriptors (as written by public-json.ts), request shapes
-// from the field tables (as read by fields.ts).
+// response shapes from the proto descriptors (as written by public-json.ts), each field described
+// by its comment in the .proto, and request shapes from the field tables (as read by fields.ts).
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { fieldDescriptions } from "@permits/proto/descriptions";
 import { enumWord, type EnumStyle } from "./public-json.js";
 import type { FieldSpec, FieldTable } from "./fields.js";
 
@@ -25,11 +26,17 @@ export function addMessageSchemas(desc: DescMessage, naming: SchemaNaming, compo
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   for (const f of desc.fields) {
-    properties[f.jsonName] = fieldSchema(f, naming, components);
+    properties[f.jsonName] = described(fieldSchema(f, naming, components), f);
     if (!isNullable(f)) required.push(f.jsonName);
   }
   components[name] = { type: "object", properties, required };
   return name;
+}
+
+/** A field means what its leading comment in the .proto says (generated into @permits/proto/descriptions). */
+function described(schema: Schema, f: DescField): Schema {
+  const text = fieldDescriptions[`${f.parent.typeName}.${f.name}`];
+  return text ? { ...schema, description: text } : schema;
 }
 
 function isNullable(f: DescField): boolean {

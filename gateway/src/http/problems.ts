@@ -60,6 +60,30 @@ const catalogue: Record<ProblemKind, { status: number; nwpStatus?: number; storm
   internal: { status: 500, stormwater: "internal", nwp: "internal_error" },
 };
 
+/**
+ * Every public error code the OpenAPI document lists (components/responses), with the surface it is
+ * written for, its kind (hence its status, from the catalogue above) and what it means.
+ */
+export const ERROR_TEXT: Record<string, { kind: ProblemKind; surface: Surface; text: string }> = {
+  invalid_request: { kind: "invalid_request", surface: "stormwater", text: "A field is missing, malformed or unknown; an unknown identifier lists the valid values (document 2: 422)." },
+  invalid_json: { kind: "invalid_json", surface: "stormwater", text: "The body is not valid JSON." },
+  malformed_json: { kind: "invalid_json", surface: "nwp", text: "The body is not valid JSON." },
+  unauthorized: { kind: "invalid_api_key", surface: "stormwater", text: "A supplied key is invalid or revoked. A call without a key is never refused for that." },
+  missing_api_key: { kind: "missing_api_key", surface: "nwp", text: "No key was sent; every document 2 endpoint needs one (the public sandbox key works)." },
+  invalid_api_key: { kind: "invalid_api_key", surface: "nwp", text: "The key is not valid (forged, revoked, unknown subscription, or a document 1 key)." },
+  not_found: { kind: "not_found", surface: "stormwater", text: "No such endpoint, or no such resource; the valid values are attached." },
+  method_not_allowed: { kind: "method_not_allowed", surface: "stormwater", text: "The path exists but not for this method; Allow names the methods served." },
+  payload_too_large: { kind: "payload_too_large", surface: "stormwater", text: "The body exceeds the byte ceiling named in the message." },
+  upgrade_required: { kind: "upgrade_required", surface: "nwp", text: "The endpoint needs a Pro key." },
+  batch_too_large: { kind: "batch_too_large", surface: "nwp", text: "More than 100 projects in a batch." },
+  rate_limited: { kind: "rate_limited", surface: "stormwater", text: "A burst, volume or monthly allowance is exhausted; Retry-After says when to retry. No overage is billed." },
+  rate_limit_exceeded: { kind: "rate_limited", surface: "nwp", text: "The allowance is exhausted; Retry-After and the message say when to retry." },
+  entitlement_check_unavailable: { kind: "entitlement_check_unavailable", surface: "nwp", text: "The payment provider could not be reached; retry. It never means the subscription ended." },
+  internal: { kind: "internal", surface: "stormwater", text: "Unexpected server error; safe to retry; quote request_id." },
+  internal_error: { kind: "internal", surface: "nwp", text: "Unexpected server error; worth retrying; quote requestId." },
+  idempotency_conflict: { kind: "idempotency_conflict", surface: "stormwater", text: "A request with this Idempotency-Key is still in progress (answered as invalid_request, HTTP 409); retry after Retry-After." },
+};
+
 export interface FieldError {
   field: string;
   message: string;

@@ -1,5 +1,6 @@
 // Every public route is declared once, through `defineRoute`, so the discovery index, the
 // OpenAPI document, the 405 guards and the vocabulary of each path all come from one table.
+import type { DescMessage } from "@bufbuild/protobuf";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AccessOptions } from "../access/index.js";
@@ -20,6 +21,12 @@ export interface RouteDoc {
   body?: Record<string, unknown>;
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
   success: { status: number; description: string; schema: Record<string, unknown> };
+  /**
+   * The proto messages the answer carries: the OpenAPI document adds their schemas, and those of
+   * the messages they reach, as components, under `name` where `success.schema` refers to one by
+   * a name of its own.
+   */
+  messages?: Array<DescMessage | { message: DescMessage; name: string }>;
   errors: string[];
   /** The OpenAPI tag, where the surface's own does not fit (checkout). */
   tag?: string;

@@ -42,6 +42,7 @@ export function changesRoutes(deps: AppDeps): RouteSpec[] {
         query: { since: { description: CHANGES_QUERY.since.description, required: true, schema: { type: "string" } } },
         example: { query: { since: "2026-11-21.6f9a490f97" } },
         success: { status: 200, description: "The changes after that version.", schema: stormwaterSchemas.envelope("FactChanges") },
+        messages: [{ message: FactChangesSchema, name: "FactChanges" }],
         errors: ["invalid_request", "internal"],
         auth: "none",
       },

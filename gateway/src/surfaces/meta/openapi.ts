@@ -1,12 +1,11 @@
 // The OpenAPI 3.1 document, built at start from the route table and the proto descriptors,
-// so it stays complete as routes are added.
-import { describeProperties } from "./property-descriptions.js";
+// so it stays complete as routes are added. A response field's description is its comment in the
+// .proto (http/json-schema.ts); only the envelopes' own fields are described here and in the routes.
 import type { DescMessage } from "@bufbuild/protobuf";
-import { DeterminationSchema as StormwaterDetermination, CredentialResultSchema, GetCoverageResponseSchema as StormwaterCoverage, JurisdictionSchema, RequirementsResultSchema, file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
-import { ActivitySchema, BatchItemSchema, DeterminationSchema as NwpDetermination, DistrictSchema, GetCoverageResponseSchema as NwpCoverage, PermitSchema, ProjectInputSchema, RulesetSchema, StateCertificationSchema } from "@permits/proto/nwp/v1/nwp";
-import { FactChangesSchema } from "@permits/proto/common/v1/common";
+import { file_permits_stormwater_v1_stormwater } from "@permits/proto/stormwater/v1/stormwater";
+import { file_permits_nwp_v1_nwp, ProjectInputSchema, RulesetSchema } from "@permits/proto/nwp/v1/nwp";
 import { addMessageSchemas, type SchemaNaming } from "../../http/json-schema.js";
-import { Problem, type ProblemKind, type Surface } from "../../http/problems.js";
+import { ERROR_TEXT, Problem } from "../../http/problems.js";
 import { isMetered, spends, type RouteSpec } from "../../http/route-table.js";
 import { HEADERS, operationIdOf, responseHeaders } from "./openapi-headers.js";
 import type { FieldTable } from "../../http/fields.js";
@@ -14,35 +13,29 @@ import { SITE_FIELDS } from "../stormwater/site-input.js";
 import { PROJECT_FIELDS } from "../nwp/project-input.js";
 import { parameterExample, requestExample, responseExample } from "./openapi-examples.js";
 
-/** The echoed input of an answer means what the request field of the same name means. */
+/**
+ * The echoed input of an answer means what the request field of the same name means: the field
+ * table's words win over the input message's proto comments.
+ */
 function describeEcho(schema: Record<string, unknown> | undefined, table: FieldTable): void {
   const props = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [name, prop] of Object.entries(props)) if (!prop.description && table[name]?.description) prop.description = table[name].description;
+  for (const [name, prop] of Object.entries(props)) if (table[name]?.description) prop.description = table[name].description;
 }
 
 const stormwaterNaming: SchemaNaming = { style: "snake", name: (d) => (d.file === file_permits_stormwater_v1_stormwater ? d.name : `Common${d.name}`) };
 const nwpNaming: SchemaNaming = { style: "kebab", name: (d) => `Nwp${d.name}` };
 
-// Each public error code with its status and meaning, per surface.
-const ERROR_TEXT: Record<string, { kind: ProblemKind; text: string }> = {
-  invalid_request: { kind: "invalid_request", text: "A field is missing, malformed or unknown; an unknown identifier lists the valid values (document 2: 422)." },
-  invalid_json: { kind: "invalid_json", text: "The body is not valid JSON." },
-  malformed_json: { kind: "invalid_json", text: "The body is not valid JSON." },
-  unauthorized: { kind: "invalid_api_key", text: "A supplied key is invalid or revoked. A call without a key is never refused for that." },
-  missing_api_key: { kind: "missing_api_key", text: "No key was sent; every document 2 endpoint needs one (the public sandbox key works)." },
-  invalid_api_key: { kind: "invalid_api_key", text: "The key is not valid (forged, revoked, unknown subscription, or a document 1 key)." },
-  not_found: { kind: "not_found", text: "No such endpoint, or no such resource; the valid values are attached." },
-  method_not_allowed: { kind: "method_not_allowed", text: "The path exists but not for this method; Allow names the methods served." },
-  payload_too_large: { kind: "payload_too_large", text: "The body exceeds the byte ceiling named in the message." },
-  upgrade_required: { kind: "upgrade_required", text: "The endpoint needs a Pro key." },
-  batch_too_large: { kind: "batch_too_large", text: "More than 100 projects in a batch." },
-  rate_limited: { kind: "rate_limited", text: "A burst, volume or monthly allowance is exhausted; Retry-After says when to retry. No overage is billed." },
-  rate_limit_exceeded: { kind: "rate_limited", text: "The allowance is exhausted; Retry-After and the message say when to retry." },
-  entitlement_check_unavailable: { kind: "entitlement_check_unavailable", text: "The payment provider could not be reached; retry. It never means the subscription ended." },
-  internal: { kind: "internal", text: "Unexpected server error; safe to retry; quote request_id." },
-  internal_error: { kind: "internal", text: "Unexpected server error; worth retrying; quote requestId." },
-  idempotency_conflict: { kind: "idempotency_conflict", text: "A request with this Idempotency-Key is still in progress (answered as invalid_request, HTTP 409); retry after Retry-After." },
-};
+/**
+ * The components of a message a route declares, and of those it reaches: enum words in the route's
+ * surface style; names Nwp-prefixed for a message of the NWP protos (or of the common protos on
+ * the NWP surface), else as the stormwater surface names them; `name` for the declared message.
+ */
+function addRouteMessage(r: RouteSpec, declared: NonNullable<RouteSpec["doc"]["messages"]>[number], schemas: Record<string, Record<string, unknown>>): void {
+  const { message, name } = "message" in declared ? declared : { message: declared, name: undefined };
+  const nwpNames = message.file === file_permits_nwp_v1_nwp || (message.file !== file_permits_stormwater_v1_stormwater && r.surface === "nwp");
+  const naming = nwpNames ? nwpNaming : stormwaterNaming;
+  addMessageSchemas(message, { style: r.surface === "nwp" ? nwpNaming.style : stormwaterNaming.style, name: (d: DescMessage) => (d === message && name ? name : naming.name(d)) }, schemas);
+}
 
 const errorEnvelopes = {
   stormwater: {
@@ -98,29 +91,40 @@ function requestBodyOf(r: RouteSpec, body: Record<string, unknown>): Record<stri
 
 export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<string, unknown> {
   const schemas: Record<string, Record<string, unknown>> = {};
-  const sw: DescMessage[] = [StormwaterDetermination, RequirementsResultSchema, JurisdictionSchema, CredentialResultSchema];
-  const nw: DescMessage[] = [NwpDetermination, BatchItemSchema, PermitSchema, DistrictSchema, StateCertificationSchema, ActivitySchema, ProjectInputSchema, RulesetSchema];
-  for (const d of sw) addMessageSchemas(d, stormwaterNaming, schemas);
-  for (const d of nw) addMessageSchemas(d, nwpNaming, schemas);
+  for (const r of routes) for (const m of r.doc.messages ?? []) addRouteMessage(r, m, schemas);
   // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
-  const swCoverage = addMessageSchemas(StormwaterCoverage, { style: "snake", name: (d) => (d === StormwaterCoverage ? "StormwaterCoverage" : stormwaterNaming.name(d)) }, schemas);
-  const nwpCoverage = addMessageSchemas(NwpCoverage, { style: "snake", name: (d) => (d === NwpCoverage ? "NwpCoverage" : nwpNaming.name(d)) }, schemas);
   schemas.Coverage = {
     type: "object",
     required: ["stormwater", "nwp"],
-    properties: { stormwater: { $ref: `#/components/schemas/${swCoverage}` }, nwp: { $ref: `#/components/schemas/${nwpCoverage}` } },
+    properties: {
+      stormwater: { $ref: "#/components/schemas/StormwaterCoverage", description: "What the stormwater dataset holds, per basis and per jurisdiction." },
+      nwp: { $ref: "#/components/schemas/NwpCoverage", description: "What the nationwide permit dataset holds, per basis and per permit." },
+    },
   };
-  // GET /api/v1/changes: the stormwater surface's envelope around one dataset's changes.
-  addMessageSchemas(FactChangesSchema, { style: "snake", name: (d) => (d === FactChangesSchema ? "FactChanges" : stormwaterNaming.name(d)) }, schemas);
   schemas.JurisdictionList = {
     type: "object",
     required: ["count", "verifiedCount", "jurisdictions"],
-    properties: { count: { type: "integer" }, verifiedCount: { type: "integer" }, coverageNote: { type: ["string", "null"] }, jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" } } },
+    properties: {
+      count: { type: "integer", description: "Number of items in jurisdictions." },
+      verifiedCount: { type: "integer", description: "How many of the jurisdictions are verified." },
+      coverageNote: { type: ["string", "null"], description: "Note on what the list covers; null where there is none." },
+      jurisdictions: { type: "array", items: { $ref: "#/components/schemas/Jurisdiction" }, description: "Every jurisdiction held, each with its permitting authority and confidence." },
+    },
   };
+  // The NWP surface's meta, on every answer of that surface: the ruleset, and a determination's input.
+  for (const m of [RulesetSchema, ProjectInputSchema]) addMessageSchemas(m, nwpNaming, schemas);
   schemas.NwpMeta = {
     type: "object",
     required: ["ruleset", "generatedAt", "requestId"],
-    properties: { input: { $ref: "#/components/schemas/NwpProjectInput" }, ruleset: { $ref: "#/components/schemas/NwpRuleset" }, generatedAt: { type: "string", format: "date-time" }, requestId: { type: "string" }, count: { type: "integer" }, succeeded: { type: "integer" }, failed: { type: "integer" } },
+    properties: {
+      input: { $ref: "#/components/schemas/NwpProjectInput", description: "The normalised request input, on a determination." },
+      ruleset: { $ref: "#/components/schemas/NwpRuleset", description: "The nationwide permit ruleset the answer was computed against." },
+      generatedAt: { type: "string", format: "date-time", description: "When the response was generated (date-time)." },
+      requestId: { type: "string", description: "The request id, also in the X-Request-Id header." },
+      count: { type: "integer", description: "Number of projects in the batch (batch responses only)." },
+      succeeded: { type: "integer", description: "Number of projects that were decided (batch responses only)." },
+      failed: { type: "integer", description: "Number of projects that were refused (batch responses only)." },
+    },
   };
   // A batch item as the route writes it: the proto's BatchItem carries a BadRequest, which the
   // gateway renders in the NWP surface's error vocabulary.
@@ -128,16 +132,32 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   const { requestId: _r, docs: _d, ...itemErrorProps } = itemError.properties;
   schemas.NwpBatchItem = {
     oneOf: [
-      { type: "object", required: ["index", "ok", "input", "determination"], properties: { index: { type: "integer" }, ok: { const: true }, input: { $ref: "#/components/schemas/NwpProjectInput" }, determination: { $ref: "#/components/schemas/NwpDetermination" } } },
-      { type: "object", required: ["index", "ok", "error"], properties: { index: { type: "integer" }, ok: { const: false }, error: { type: "object", required: ["code", "message"], properties: itemErrorProps } } },
+      {
+        type: "object",
+        required: ["index", "ok", "input", "determination"],
+        properties: {
+          index: { type: "integer", description: "Zero-based position of the project in the request's projects list." },
+          ok: { const: true, description: "true: the project was valid and decided." },
+          input: { $ref: "#/components/schemas/NwpProjectInput", description: "The normalised project input." },
+          determination: { $ref: "#/components/schemas/NwpDetermination", description: "The determination for this project." },
+        },
+      },
+      {
+        type: "object",
+        required: ["index", "ok", "error"],
+        properties: {
+          index: { type: "integer", description: "Zero-based position of the project in the request's projects list." },
+          ok: { const: false, description: "false: the project was refused; error says why, and the rest of the batch is unaffected." },
+          error: { type: "object", required: ["code", "message"], properties: itemErrorProps, description: "Why this project was refused, with its field errors, in place of a determination." },
+        },
+      },
     ],
   };
   schemas.StormwaterError = errorEnvelopes.stormwater;
   schemas.NwpError = errorEnvelopes.nwp;
 
   const responses: Record<string, unknown> = {};
-  for (const [code, { kind, text }] of Object.entries(ERROR_TEXT)) {
-    const surface: Surface = ["malformed_json", "missing_api_key", "invalid_api_key", "rate_limit_exceeded", "entitlement_check_unavailable", "internal_error", "batch_too_large", "upgrade_required"].includes(code) ? "nwp" : "stormwater";
+  for (const [code, { kind, surface, text }] of Object.entries(ERROR_TEXT)) {
     responses[code] = {
       description: `${code} (HTTP ${new Problem(kind, "").status(surface)}${code === "invalid_request" ? "; 422 on document 2 for an unknown identifier" : ""}): ${text}`,
       content: { "application/json": { schema: { $ref: `#/components/schemas/${surface === "nwp" ? "NwpError" : "StormwaterError"}` } } },
@@ -238,6 +258,5 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
   };
   describeEcho(schemas.SiteInput, SITE_FIELDS);
   describeEcho(schemas.NwpProjectInput, PROJECT_FIELDS);
-  describeProperties(doc);
   return doc;
 }

@@ -19,40 +19,47 @@ export const file_permits_common_v1_common: GenFile = /*@__PURE__*/
  */
 export type Citation = Message<"permits.common.v1.Citation"> & {
   /**
-   * Permit section, or the text "Not verified" where no citation is held.
+   * The permit section cited, or the text Not verified where no citation is held.
    *
    * @generated from field: string source_citation = 1;
    */
   sourceCitation: string;
 
   /**
-   * Official source document, government domains only.
+   * Official source document (government domains only).
    *
    * @generated from field: string source_url = 2;
    */
   sourceUrl: string;
 
   /**
-   * Short verbatim quote, only where it was read.
+   * Short verbatim quote from the source, only where it was read; null otherwise.
    *
    * @generated from field: optional string quote = 3;
    */
   quote?: string | undefined;
 
   /**
+   * verified or unverified: whether the cited fact was read in the official text at its cited URL.
+   * An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 4;
    */
   confidence: Confidence;
 
   /**
-   * What the cited fact rests on.
+   * What the cited fact rests on: official-text (read verbatim in the official text), agency-form
+   * (an official agency form or template), prior-edition (an earlier edition), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
    *
    * @generated from field: permits.common.v1.Basis basis = 5;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date the cited source was last read.
+   * The date (yyyy-mm-dd) the cited source was last read; null where the citation is the service's
+   * own (nothing was read).
    *
    * @generated from field: optional string checked_on = 6;
    */
@@ -73,16 +80,24 @@ export const CitationSchema: GenMessage<Citation> = /*@__PURE__*/
  */
 export type BasisCount = Message<"permits.common.v1.BasisCount"> & {
   /**
+   * The basis counted: official-text (read verbatim in the official text), agency-form (an official
+   * agency form or template), prior-edition (an earlier edition), secondary (a third party's
+   * statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 1;
    */
   basis: Basis;
 
   /**
+   * The confidence counted: verified or unverified.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 2;
    */
   confidence: Confidence;
 
   /**
+   * Number of facts on this basis at this confidence.
+   *
    * @generated from field: int32 count = 3;
    */
   count: number;
@@ -100,16 +115,24 @@ export const BasisCountSchema: GenMessage<BasisCount> = /*@__PURE__*/
  */
 export type FieldViolation = Message<"permits.common.v1.FieldViolation"> & {
   /**
+   * Name of the refused field.
+   *
    * @generated from field: string field = 1;
    */
   field: string;
 
   /**
+   * Why the field was refused, in words.
+   *
    * @generated from field: string description = 2;
    */
   description: string;
 
   /**
+   * missing (a required field is absent), malformed (wrong type, shape or range), unknown-value (a
+   * well-formed identifier no catalogue holds) or unknown-field (a field the request does not
+   * define).
+   *
    * @generated from field: permits.common.v1.ViolationReason reason = 3;
    */
   reason: ViolationReason;
@@ -136,18 +159,22 @@ export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
  */
 export type BadRequest = Message<"permits.common.v1.BadRequest"> & {
   /**
+   * Each refused field, with the reason.
+   *
    * @generated from field: repeated permits.common.v1.FieldViolation violations = 1;
    */
   violations: FieldViolation[];
 
   /**
-   * Set when the request carried fields it does not define.
+   * Fields the request carried that it does not define.
    *
    * @generated from field: repeated string unknown_keys = 2;
    */
   unknownKeys: string[];
 
   /**
+   * Every field the request accepts.
+   *
    * @generated from field: repeated string known_keys = 3;
    */
   knownKeys: string[];
@@ -203,33 +230,43 @@ export type FactState = Message<"permits.common.v1.FactState"> & {
   value?: Value | undefined;
 
   /**
+   * What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.
+   *
    * @generated from field: permits.common.v1.Basis basis = 2;
    */
   basis: Basis;
 
   /**
+   * verified or unverified; an unverified value must be shown as Unverified.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 3;
    */
   confidence: Confidence;
 
   /**
-   * yyyy-mm-dd: the date its source was last read; absent where no source was read.
+   * The date (yyyy-mm-dd) its source was last read; null where no source was read.
    *
    * @generated from field: optional string checked_on = 4;
    */
   checkedOn?: string | undefined;
 
   /**
+   * The permit section or page cited; null where none is held.
+   *
    * @generated from field: optional string source_citation = 5;
    */
   sourceCitation?: string | undefined;
 
   /**
+   * The official source, government domains only; null where none is held.
+   *
    * @generated from field: optional string source_url = 6;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * A short verbatim quote of the source; null where none was read.
+   *
    * @generated from field: optional string quote = 7;
    */
   quote?: string | undefined;
@@ -247,13 +284,16 @@ export const FactStateSchema: GenMessage<FactState> = /*@__PURE__*/
  */
 export type FactChange = Message<"permits.common.v1.FactChange"> & {
   /**
-   * The fact's place in its dataset, by file and ids: "jurisdictions/TX/statePermits/tx-txr150000/datesCitation".
+   * The fact's place in its dataset, by file and ids (for example
+   * jurisdictions/TX/statePermits/tx-txr150000/datesCitation).
    *
    * @generated from field: string fact = 1;
    */
   fact: string;
 
   /**
+   * added, changed (its value, basis, confidence or source differs) or removed.
+   *
    * @generated from field: permits.common.v1.FactChangeKind change = 2;
    */
   change: FactChangeKind;
@@ -266,14 +306,14 @@ export type FactChange = Message<"permits.common.v1.FactChange"> & {
   datasetVersion: string;
 
   /**
-   * Absent for an added fact.
+   * The fact as the version before held it; null for an added fact.
    *
    * @generated from field: permits.common.v1.FactState before = 4;
    */
   before?: FactState | undefined;
 
   /**
-   * Absent for a removed fact.
+   * The fact as this version holds it; null for a removed fact.
    *
    * @generated from field: permits.common.v1.FactState after = 5;
    */
@@ -294,20 +334,22 @@ export const FactChangeSchema: GenMessage<FactChange> = /*@__PURE__*/
  */
 export type FactChangeGroup = Message<"permits.common.v1.FactChangeGroup"> & {
   /**
-   * "jurisdiction", "permit", "area" (stormwater); "nwp", "ruleset" (nwp).
+   * What the group concerns: jurisdiction, permit or area (stormwater); nwp or ruleset (nwp).
    *
    * @generated from field: string kind = 1;
    */
   kind: string;
 
   /**
-   * A jurisdiction code, a permit id, an area id, an NWP number or the ruleset id.
+   * A jurisdiction code, permit id, area id, nationwide permit number or ruleset id.
    *
    * @generated from field: string id = 2;
    */
   id: string;
 
   /**
+   * The group's changes, in version order.
+   *
    * @generated from field: repeated permits.common.v1.FactChange changes = 3;
    */
   changes: FactChange[];
@@ -325,31 +367,36 @@ export const FactChangeGroupSchema: GenMessage<FactChangeGroup> = /*@__PURE__*/
  */
 export type DatasetRelease = Message<"permits.common.v1.DatasetRelease"> & {
   /**
+   * A dataset version after since.
+   *
    * @generated from field: string dataset_version = 1;
    */
   datasetVersion: string;
 
   /**
-   * Absent for the first version recorded.
+   * The version it follows; null for the first version recorded.
    *
    * @generated from field: optional string previous_version = 2;
    */
   previousVersion?: string | undefined;
 
   /**
+   * Facts the version holds.
+   *
    * @generated from field: int32 fact_count = 3;
    */
   factCount: number;
 
   /**
-   * Facts added, changed or removed by this version.
+   * Facts this version added, changed or removed.
    *
    * @generated from field: int32 change_count = 4;
    */
   changeCount: number;
 
   /**
-   * Facts whose source was read again with nothing else changed.
+   * Facts whose source this version read again with nothing else changed (a later checkedOn only):
+   * no answer needs recomputing for them.
    *
    * @generated from field: int32 rechecked_count = 5;
    */
@@ -370,35 +417,44 @@ export const DatasetReleaseSchema: GenMessage<DatasetRelease> = /*@__PURE__*/
  */
 export type FactChanges = Message<"permits.common.v1.FactChanges"> & {
   /**
-   * "stormwater" or "nwp".
+   * The dataset the version belongs to: stormwater or nwp.
    *
    * @generated from field: string dataset = 1;
    */
   dataset: string;
 
   /**
+   * The dataset version asked about.
+   *
    * @generated from field: string since = 2;
    */
   since: string;
 
   /**
+   * The dataset version the service answers from now.
+   *
    * @generated from field: string current_version = 3;
    */
   currentVersion: string;
 
   /**
-   * The versions after `since`, oldest first (empty when `since` is the current version).
+   * The versions after since, oldest first; empty when since is the current version.
    *
    * @generated from field: repeated permits.common.v1.DatasetRelease versions = 4;
    */
   versions: DatasetRelease[];
 
   /**
+   * Facts added, changed or removed after since, over all versions.
+   *
    * @generated from field: int32 change_count = 5;
    */
   changeCount: number;
 
   /**
+   * The changes, grouped by what they concern; a stored answer about a group listed should be
+   * recomputed.
+   *
    * @generated from field: repeated permits.common.v1.FactChangeGroup groups = 6;
    */
   groups: FactChangeGroup[];

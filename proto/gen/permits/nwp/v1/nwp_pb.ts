@@ -82,31 +82,43 @@ export const ProjectInputSchema: GenMessage<ProjectInput> = /*@__PURE__*/
  */
 export type Ruleset = Message<"permits.nwp.v1.Ruleset"> & {
   /**
+   * Identifier of the ruleset.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Name of the nationwide permit ruleset.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Federal Register citation of the ruleset.
+   *
    * @generated from field: string federal_register_citation = 3;
    */
   federalRegisterCitation: string;
 
   /**
+   * Date the ruleset took effect (yyyy-mm-dd).
+   *
    * @generated from field: string effective_date = 4;
    */
   effectiveDate: string;
 
   /**
+   * Date the ruleset expires (yyyy-mm-dd).
+   *
    * @generated from field: string expiry_date = 5;
    */
   expiryDate: string;
 
   /**
+   * Official source of the ruleset.
+   *
    * @generated from field: string source_url = 6;
    */
   sourceUrl: string;
@@ -124,11 +136,16 @@ export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
  */
 export type Reason = Message<"permits.nwp.v1.Reason"> & {
   /**
+   * Stable reason code, for example acreage-within-limit (permanent loss within the permit's
+   * acreage limit).
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * The reason in words.
+   *
    * @generated from field: string message = 2;
    */
   message: string;
@@ -141,23 +158,33 @@ export type Reason = Message<"permits.nwp.v1.Reason"> & {
   derivation: string;
 
   /**
+   * Source of the term behind the reason.
+   *
    * @generated from field: string source_url = 4;
    */
   sourceUrl: string;
 
   /**
+   * verified or unverified: whether the term behind the reason was read in the official text at its
+   * cited URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
 
   /**
+   * What the term behind the reason rests on: official-text (read verbatim in the official text),
+   * agency-form (an official agency form or template), prior-edition (an earlier edition),
+   * secondary (a third party's statement) or unsourced (nothing read). Only official-text and
+   * agency-form may be verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 6;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: when the source of the term behind the reason was last read; absent (null) when
-   * the reason rests on no term held (a limit not held).
+   * The date (yyyy-mm-dd) the source of the term behind the reason was last read; null where the
+   * reason rests on no term held (a limit not held).
    *
    * @generated from field: optional string checked_on = 7;
    */
@@ -176,23 +203,31 @@ export const ReasonSchema: GenMessage<Reason> = /*@__PURE__*/
  */
 export type Candidate = Message<"permits.nwp.v1.Candidate"> & {
   /**
+   * The nationwide permit number.
+   *
    * @generated from field: int32 number = 1;
    */
   number: number;
 
   /**
+   * Title of the nationwide permit.
+   *
    * @generated from field: string title = 2;
    */
   title: string;
 
   /**
-   * Absent (null) when no transcribed limit is held: not the same as "too large".
+   * Whether the project fits the permit's limits; null when no transcribed limit is held for the
+   * permit, which is not the same as the project being too large.
    *
    * @generated from field: optional bool eligible = 3;
    */
   eligible?: boolean | undefined;
 
   /**
+   * Why the project does or does not fit the permit, each reason with a derivation, a source URL
+   * and a confidence.
+   *
    * @generated from field: repeated permits.nwp.v1.Reason reasons = 4;
    */
   reasons: Reason[];
@@ -210,37 +245,53 @@ export const CandidateSchema: GenMessage<Candidate> = /*@__PURE__*/
  */
 export type PcnTrigger = Message<"permits.nwp.v1.PcnTrigger"> & {
   /**
+   * Number of the nationwide permit whose term triggers the notification.
+   *
    * @generated from field: int32 permit_number = 1;
    */
   permitNumber: number;
 
   /**
+   * The notification threshold or term that was triggered, as text.
+   *
    * @generated from field: string threshold = 2;
    */
   threshold: string;
 
   /**
+   * The project's value compared with the threshold, as text.
+   *
    * @generated from field: string input_value = 3;
    */
   inputValue: string;
 
   /**
+   * Source of the triggering term.
+   *
    * @generated from field: string source_url = 4;
    */
   sourceUrl: string;
 
   /**
+   * verified or unverified: whether the triggering term was read in the official text at its cited
+   * URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
 
   /**
+   * What the triggering term rests on: official-text (read verbatim in the official text),
+   * agency-form (an official agency form or template), prior-edition (an earlier edition),
+   * secondary (a third party's statement) or unsourced (nothing read). Only official-text and
+   * agency-form may be verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 6;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: when the source of the triggering term was last read.
+   * The date (yyyy-mm-dd) the source of the triggering term was last read.
    *
    * @generated from field: optional string checked_on = 7;
    */
@@ -259,19 +310,24 @@ export const PcnTriggerSchema: GenMessage<PcnTrigger> = /*@__PURE__*/
  */
 export type Pcn = Message<"permits.nwp.v1.Pcn"> & {
   /**
-   * Absent (null) when it is not known: a candidate's notification terms are not held, or rest on a
-   * basis that may not relax an answer. Never false for "not held".
+   * Whether a pre-construction notification is required; null when not known (notification terms
+   * not held, or held on a basis that may not relax an answer), never false for not held.
    *
    * @generated from field: optional bool required = 1;
    */
   required?: boolean | undefined;
 
   /**
+   * Review period of the notification, in days.
+   *
    * @generated from field: int32 review_days = 2;
    */
   reviewDays: number;
 
   /**
+   * The permit terms that trigger a notification for this project, each with its threshold, the
+   * input value and its source.
+   *
    * @generated from field: repeated permits.nwp.v1.PcnTrigger triggers = 3;
    */
   triggers: PcnTrigger[];
@@ -289,21 +345,30 @@ export const PcnSchema: GenMessage<Pcn> = /*@__PURE__*/
  */
 export type DistrictLayer = Message<"permits.nwp.v1.DistrictLayer"> & {
   /**
+   * Corps district code.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Whether the district's regional conditions are compiled; false for every district, so they were
+   * not applied.
+   *
    * @generated from field: bool conditions_compiled = 2;
    */
   conditionsCompiled: boolean;
 
   /**
+   * Name of the Corps district.
+   *
    * @generated from field: string name = 3;
    */
   name: string;
 
   /**
+   * The district's regulatory web page (regulatoryUrl of the district record).
+   *
    * @generated from field: string url = 4;
    */
   url: string;
@@ -321,16 +386,23 @@ export const DistrictLayerSchema: GenMessage<DistrictLayer> = /*@__PURE__*/
  */
 export type StateLayer = Message<"permits.nwp.v1.StateLayer"> & {
   /**
+   * Two-letter state or territory code.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Whether the state's Section 401 certification decisions are compiled; where false they were not
+   * applied.
+   *
    * @generated from field: bool certification_compiled = 2;
    */
   certificationCompiled: boolean;
 
   /**
+   * The state's Section 401 certifying authority, or the text Not held in this dataset.
+   *
    * @generated from field: string certifier = 3;
    */
   certifier: string;
@@ -348,11 +420,15 @@ export const StateLayerSchema: GenMessage<StateLayer> = /*@__PURE__*/
  */
 export type Provenance = Message<"permits.nwp.v1.Provenance"> & {
   /**
+   * What the source is, in words.
+   *
    * @generated from field: string label = 1;
    */
   label: string;
 
   /**
+   * Address of the source.
+   *
    * @generated from field: string url = 2;
    */
   url: string;
@@ -370,48 +446,74 @@ export const ProvenanceSchema: GenMessage<Provenance> = /*@__PURE__*/
  */
 export type Determination = Message<"permits.nwp.v1.Determination"> & {
   /**
+   * nwp-likely, nwp-with-pcn (a nationwide permit with pre-construction notification),
+   * individual-permit-likely or insufficient-data.
+   *
    * @generated from field: permits.nwp.v1.Verdict verdict = 1;
    */
   verdict: Verdict;
 
   /**
+   * Summary of the verdict in words, followed by each fact that changes what the user must do (a
+   * district not recorded as serving the state, a Section 401 denial for a candidate permit in the
+   * state, a suspension there).
+   *
    * @generated from field: string headline = 2;
    */
   headline: string;
 
   /**
+   * The nationwide permits mapped to the activity, each with whether the project fits and the
+   * reasons.
+   *
    * @generated from field: repeated permits.nwp.v1.Candidate candidates = 3;
    */
   candidates: Candidate[];
 
   /**
+   * Pre-construction notification (PCN): whether one is required, the review period and the
+   * triggers.
+   *
    * @generated from field: permits.nwp.v1.Pcn pcn = 4;
    */
   pcn?: Pcn | undefined;
 
   /**
+   * The Corps district layer of the answer, with whether the district's regional conditions are
+   * compiled.
+   *
    * @generated from field: permits.nwp.v1.DistrictLayer district_layer = 5;
    */
   districtLayer?: DistrictLayer | undefined;
 
   /**
+   * The state Section 401 certification layer of the answer, with whether the state's certification
+   * is compiled.
+   *
    * @generated from field: permits.nwp.v1.StateLayer state_layer = 6;
    */
   stateLayer?: StateLayer | undefined;
 
   /**
+   * Human-readable gaps in what the answer could take into account, for example that a district's
+   * regional conditions are not compiled.
+   *
    * @generated from field: repeated string coverage_gaps = 7;
    */
   coverageGaps: string[];
 
   /**
+   * Sources behind the answer, each a label and a URL.
+   *
    * @generated from field: repeated permits.nwp.v1.Provenance provenance = 8;
    */
   provenance: Provenance[];
 
   /**
-   * Overall confidence: VERIFIED only when every fact the answer states is verified (its reasons,
-   * PCN triggers and review period, and the district and state records of its layers).
+   * Overall confidence of the determination: verified only when every fact the answer states is
+   * verified (every reason, PCN trigger, the PCN review period, and the district and state records
+   * of its layers); otherwise unverified. An unverified answer must be shown as Unverified, never
+   * as fact.
    *
    * @generated from field: permits.common.v1.Confidence confidence = 9;
    */
@@ -432,37 +534,53 @@ export const DeterminationSchema: GenMessage<Determination> = /*@__PURE__*/
  */
 export type Limit = Message<"permits.nwp.v1.Limit"> & {
   /**
+   * The limit, in unit.
+   *
    * @generated from field: double value = 1;
    */
   value: number;
 
   /**
+   * Unit of value, for example acres.
+   *
    * @generated from field: string unit = 2;
    */
   unit: string;
 
   /**
+   * How the limit was derived from the permit text.
+   *
    * @generated from field: string derivation = 3;
    */
   derivation: string;
 
   /**
+   * Where the limit was read.
+   *
    * @generated from field: string source_url = 4;
    */
   sourceUrl: string;
 
   /**
+   * verified or unverified: whether the limit was read in the official text at its cited URL. An
+   * unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 5;
    */
   confidence: Confidence;
 
   /**
+   * What the limit rests on: official-text (read verbatim in the official text), agency-form (an
+   * official agency form or template), prior-edition (an earlier edition), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 6;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date its source was last read.
+   * The date (yyyy-mm-dd) its source was last read.
    *
    * @generated from field: optional string checked_on = 7;
    */
@@ -481,44 +599,61 @@ export const LimitSchema: GenMessage<Limit> = /*@__PURE__*/
  */
 export type PcnCondition = Message<"permits.nwp.v1.PcnCondition"> & {
   /**
-   * "always", "acreage-above" or "linear-feet-above"
+   * always, acreage-above or linear-feet-above.
    *
    * @generated from field: string kind = 1;
    */
   kind: string;
 
   /**
+   * The threshold above which a notification is required, in unit; null where the condition has
+   * none (kind always).
+   *
    * @generated from field: optional double threshold = 2;
    */
   threshold?: number | undefined;
 
   /**
+   * Unit of threshold; may be empty where there is no threshold.
+   *
    * @generated from field: string unit = 3;
    */
   unit: string;
 
   /**
+   * The condition in words.
+   *
    * @generated from field: string description = 4;
    */
   description: string;
 
   /**
+   * Where the condition was read.
+   *
    * @generated from field: string source_url = 5;
    */
   sourceUrl: string;
 
   /**
+   * verified or unverified: whether the condition was read in the official text at its cited URL.
+   * An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 6;
    */
   confidence: Confidence;
 
   /**
+   * What the condition rests on: official-text (read verbatim in the official text), agency-form
+   * (an official agency form or template), prior-edition (an earlier edition), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 7;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date its source was last read.
+   * The date (yyyy-mm-dd) its source was last read.
    *
    * @generated from field: optional string checked_on = 8;
    */
@@ -541,32 +676,46 @@ export const PcnConditionSchema: GenMessage<PcnCondition> = /*@__PURE__*/
  */
 export type PermitTerms = Message<"permits.nwp.v1.PermitTerms"> & {
   /**
+   * Whether these terms are held in the dataset.
+   *
    * @generated from field: bool held = 1;
    */
   held: boolean;
 
   /**
+   * The terms in words.
+   *
    * @generated from field: string summary = 2;
    */
   summary: string;
 
   /**
+   * Where the terms were read; null where not held.
+   *
    * @generated from field: optional string source_url = 3;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * verified or unverified: whether the terms were read in the official text at its cited URL. An
+   * unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 4;
    */
   confidence: Confidence;
 
   /**
+   * What the terms rest on: official-text (read verbatim in the official text), agency-form (an
+   * official agency form or template), prior-edition (an earlier edition), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 5;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date its source was last read.
+   * The date (yyyy-mm-dd) its source was last read.
    *
    * @generated from field: optional string checked_on = 6;
    */
@@ -585,53 +734,74 @@ export const PermitTermsSchema: GenMessage<PermitTerms> = /*@__PURE__*/
  */
 export type Permit = Message<"permits.nwp.v1.Permit"> & {
   /**
+   * The nationwide permit number; numbering is not contiguous.
+   *
    * @generated from field: int32 number = 1;
    */
   number: number;
 
   /**
+   * Title of the nationwide permit.
+   *
    * @generated from field: string title = 2;
    */
   title: string;
 
   /**
+   * Official source of the permit.
+   *
    * @generated from field: string source_url = 3;
    */
   sourceUrl: string;
 
   /**
+   * verified or unverified: whether the permit record was read in the official text at its cited
+   * URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 4;
    */
   confidence: Confidence;
 
   /**
+   * The permit's acreage limit as transcribed from the permit text, with where it was read; null
+   * where not held.
+   *
    * @generated from field: permits.nwp.v1.Limit acreage_limit = 5;
    */
   acreageLimit?: Limit | undefined;
 
   /**
+   * The permit's stream-bed limit in linear feet as transcribed from the permit text, with where it
+   * was read; null where not held.
+   *
    * @generated from field: permits.nwp.v1.Limit stream_bed_linear_feet_limit = 6;
    */
   streamBedLinearFeetLimit?: Limit | undefined;
 
   /**
+   * The conditions under which the permit requires a pre-construction notification.
+   *
    * @generated from field: repeated permits.nwp.v1.PcnCondition pcn_conditions = 7;
    */
   pcnConditions: PcnCondition[];
 
   /**
+   * Notes on the permit, in words.
+   *
    * @generated from field: repeated string notes = 8;
    */
   notes: string[];
 
   /**
+   * What is known of the permit's notification terms as a whole: held or not, and on which basis.
+   *
    * @generated from field: permits.nwp.v1.PermitTerms notification = 9;
    */
   notification?: PermitTerms | undefined;
 
   /**
-   * What is known of the permit's quantitative limits as a whole (including "no acreage limit");
-   * the limits the engine compares are acreage_limit and stream_bed_linear_feet_limit.
+   * What is known of the permit's quantitative limits as a whole (including no acreage limit); the
+   * limits the engine compares are acreageLimit and streamBedLinearFeetLimit.
    *
    * @generated from field: permits.nwp.v1.PermitTerms limit_terms = 10;
    */
@@ -650,48 +820,67 @@ export const PermitSchema: GenMessage<Permit> = /*@__PURE__*/
  */
 export type District = Message<"permits.nwp.v1.District"> & {
   /**
+   * Three-letter Corps district code.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Name of the district.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * The Corps division the district belongs to.
+   *
    * @generated from field: string division = 3;
    */
   division: string;
 
   /**
+   * Two-letter codes of the states and territories the district serves.
+   *
    * @generated from field: repeated string states = 4;
    */
   states: string[];
 
   /**
+   * The district's regulatory web page.
+   *
    * @generated from field: string regulatory_url = 5;
    */
   regulatoryUrl: string;
 
   /**
-   * False for every district: an empty regional_conditions list is never "no conditions".
+   * Whether the district's regional conditions are compiled; false for every district, so an empty
+   * regionalConditions is never a district with no conditions.
    *
    * @generated from field: bool conditions_compiled = 6;
    */
   conditionsCompiled: boolean;
 
   /**
+   * The district's regional conditions where compiled; an empty array never means the district has
+   * none.
+   *
    * @generated from field: repeated string regional_conditions = 7;
    */
   regionalConditions: string[];
 
   /**
+   * Note on the district record; null where there is none.
+   *
    * @generated from field: optional string note = 8;
    */
   note?: string | undefined;
 
   /**
+   * verified or unverified: whether the district record was read in the official text at its cited
+   * URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 9;
    */
   confidence: Confidence;
@@ -709,46 +898,67 @@ export const DistrictSchema: GenMessage<District> = /*@__PURE__*/
  */
 export type StateCertification = Message<"permits.nwp.v1.StateCertification"> & {
   /**
+   * Two-letter state or territory code.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Name of the state or territory.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * The state's Section 401 certifying authority, or the text Not held in this dataset.
+   *
    * @generated from field: string certifying_authority = 3;
    */
   certifyingAuthority: string;
 
   /**
+   * Whether the state's Section 401 certification decisions are compiled; where false they were not
+   * applied to determinations.
+   *
    * @generated from field: bool certification_compiled = 4;
    */
   certificationCompiled: boolean;
 
   /**
+   * Web address of the certifying authority; null where not held.
+   *
    * @generated from field: optional string authority_url = 5;
    */
   authorityUrl?: string | undefined;
 
   /**
+   * What is known of the state's certification, each statement with its confidence (and source URL
+   * where held).
+   *
    * @generated from field: repeated string known = 6;
    */
   known: string[];
 
   /**
+   * Official source of the record; null where not held.
+   *
    * @generated from field: optional string source_url = 7;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * verified or unverified: whether the record was read in the official text at its cited URL. An
+   * unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 8;
    */
   confidence: Confidence;
 
   /**
+   * Why the record is incomplete and whom to confirm with; null where there is nothing to note.
+   *
    * @generated from field: optional string note = 9;
    */
   note?: string | undefined;
@@ -766,22 +976,29 @@ export const StateCertificationSchema: GenMessage<StateCertification> = /*@__PUR
  */
 export type Activity = Message<"permits.nwp.v1.Activity"> & {
   /**
+   * Activity identifier, as accepted by the activity field of a determination request.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Human-readable name of the activity.
+   *
    * @generated from field: string label = 2;
    */
   label: string;
 
   /**
+   * Numbers of the nationwide permits the activity is screened against.
+   *
    * @generated from field: repeated int32 nwp_numbers = 3;
    */
   nwpNumbers: number[];
 
   /**
-   * Always "verify": a screening aid to confirm against the permit text.
+   * Always verify: the mapping is a screening aid, and the permit selection must be confirmed
+   * against the permit text.
    *
    * @generated from field: string confidence = 4;
    */
@@ -1307,16 +1524,25 @@ export const GetCoverageRequestSchema: GenMessage<GetCoverageRequest> = /*@__PUR
  */
 export type FactHeld = Message<"permits.nwp.v1.FactHeld"> & {
   /**
+   * Whether the fact is held; a fact not held is served as null.
+   *
    * @generated from field: bool held = 1;
    */
   held: boolean;
 
   /**
+   * What the fact rests on: official-text (read verbatim in the official text), agency-form (an
+   * official agency form or template), prior-edition (an earlier edition), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 2;
    */
   basis: Basis;
 
   /**
+   * Confidence of the fact: verified or unverified.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 3;
    */
   confidence: Confidence;
@@ -1334,34 +1560,44 @@ export const FactHeldSchema: GenMessage<FactHeld> = /*@__PURE__*/
  */
 export type PermitCoverage = Message<"permits.nwp.v1.PermitCoverage"> & {
   /**
+   * The nationwide permit number.
+   *
    * @generated from field: int32 number = 1;
    */
   number: number;
 
   /**
+   * Title of the nationwide permit.
+   *
    * @generated from field: string title = 2;
    */
   title: string;
 
   /**
+   * Whether the permit's acreage limit is held, and on which basis.
+   *
    * @generated from field: permits.nwp.v1.FactHeld acreage_limit = 3;
    */
   acreageLimit?: FactHeld | undefined;
 
   /**
+   * Whether the permit's notification terms are held, and on which basis.
+   *
    * @generated from field: permits.nwp.v1.FactHeld notification = 4;
    */
   notification?: FactHeld | undefined;
 
   /**
-   * A term on any basis says every activity under this permit needs a PCN.
+   * Whether a term, on any basis, says every activity under this permit needs a pre-construction
+   * notification.
    *
    * @generated from field: bool pcn_always = 5;
    */
   pcnAlways: boolean;
 
   /**
-   * yyyy-mm-dd: the latest date any of the permit's facts was checked against its source.
+   * The latest date (yyyy-mm-dd) any of the permit's facts was checked against its source; null
+   * where none was read.
    *
    * @generated from field: optional string last_checked_on = 6;
    */
@@ -1380,28 +1616,36 @@ export const PermitCoverageSchema: GenMessage<PermitCoverage> = /*@__PURE__*/
  */
 export type GetCoverageResponse = Message<"permits.nwp.v1.GetCoverageResponse"> & {
   /**
+   * The nationwide permit ruleset the dataset holds.
+   *
    * @generated from field: permits.nwp.v1.Ruleset ruleset = 1;
    */
   ruleset?: Ruleset | undefined;
 
   /**
+   * Version of the nationwide permit dataset.
+   *
    * @generated from field: string dataset_version = 2;
    */
   datasetVersion: string;
 
   /**
+   * Number of facts of the dataset per basis and confidence.
+   *
    * @generated from field: repeated permits.common.v1.BasisCount facts = 3;
    */
   facts: BasisCount[];
 
   /**
-   * Facts not held (null), counted per permit: limits and notification terms.
+   * Number of facts not held (null), counted per permit: limits and notification terms.
    *
    * @generated from field: int32 null_facts = 4;
    */
   nullFacts: number;
 
   /**
+   * Per nationwide permit, what is held and on which basis.
+   *
    * @generated from field: repeated permits.nwp.v1.PermitCoverage permits = 5;
    */
   permits: PermitCoverage[];

@@ -106,16 +106,22 @@ export const SiteInputSchema: GenMessage<SiteInput> = /*@__PURE__*/
  */
 export type PermitRef = Message<"permits.stormwater.v1.PermitRef"> & {
   /**
+   * Identifier of the permit in the service's dataset.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Name of the permit.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * The permit's official number; null where not held.
+   *
    * @generated from field: optional string permit_number = 3;
    */
   permitNumber?: string | undefined;
@@ -128,42 +134,62 @@ export type PermitRef = Message<"permits.stormwater.v1.PermitRef"> & {
   version: string;
 
   /**
+   * The permitting authority that issues the permit.
+   *
    * @generated from field: string authority = 5;
    */
   authority: string;
 
   /**
+   * Name of the permitting agency; null where not held.
+   *
    * @generated from field: optional string agency_name = 6;
    */
   agencyName?: string | undefined;
 
   /**
+   * Web address of the permitting agency; null where not held.
+   *
    * @generated from field: optional string agency_url = 7;
    */
   agencyUrl?: string | undefined;
 
   /**
+   * Web address of the official permit document; null where not held.
+   *
    * @generated from field: optional string permit_url = 8;
    */
   permitUrl?: string | undefined;
 
   /**
+   * Date the permit took effect (yyyy-mm-dd); null where not held.
+   *
    * @generated from field: optional string effective_date = 9;
    */
   effectiveDate?: string | undefined;
 
   /**
+   * Date the permit expires (yyyy-mm-dd); null where not held.
+   *
    * @generated from field: optional string expiry_date = 10;
    */
   expiryDate?: string | undefined;
 
   /**
+   * verified or unverified: whether the permit's identity, and its number and its effective and
+   * expiry dates where given, were read in the official text at their cited URLs; a permit whose
+   * number or dates were read only in a third party's report or an advance notice is unverified. An
+   * unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 11;
    */
   confidence: Confidence;
 
   /**
-   * What the permit's identity, number and dates rest on: the weakest of them.
+   * What the permit's identity, number and dates rest on (the weakest of them): official-text (read
+   * verbatim in the official text), agency-form (an official agency form or template),
+   * prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing
+   * read). Only official-text and agency-form may be verified.
    *
    * @generated from field: permits.common.v1.Basis basis = 12;
    */
@@ -182,23 +208,30 @@ export const PermitRefSchema: GenMessage<PermitRef> = /*@__PURE__*/
  */
 export type Requirement = Message<"permits.stormwater.v1.Requirement"> & {
   /**
-   * Dotted identifier, e.g. "inspection.frequency.option1".
+   * Dotted identifier of the requirement, for example inspection.frequency.option1.
    *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Category of the requirement: inspection, stabilization, corrective_action, recordkeeping,
+   * filing, monitoring, practice or buffer.
+   *
    * @generated from field: permits.stormwater.v1.RequirementKind kind = 2;
    */
   kind: RequirementKind;
 
   /**
+   * Short name of the requirement.
+   *
    * @generated from field: string label = 3;
    */
   label: string;
 
   /**
+   * The requirement in words.
+   *
    * @generated from field: string detail = 4;
    */
   detail: string;
@@ -211,12 +244,14 @@ export type Requirement = Message<"permits.stormwater.v1.Requirement"> & {
   value?: Value | undefined;
 
   /**
+   * The permit section and official source the requirement comes from; null where none is held.
+   *
    * @generated from field: permits.common.v1.Citation citation = 6;
    */
   citation?: Citation | undefined;
 
   /**
-   * Why it attaches to this site rather than in general.
+   * Why the requirement attaches to this site rather than in general; null where not given.
    *
    * @generated from field: optional string because = 7;
    */
@@ -235,26 +270,37 @@ export const RequirementSchema: GenMessage<Requirement> = /*@__PURE__*/
  */
 export type EligibilityScreen = Message<"permits.stormwater.v1.EligibilityScreen"> & {
   /**
+   * Identifier of the screen, for example esa, historic, receiving-water or prohibited.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Short name of the screen.
+   *
    * @generated from field: string label = 2;
    */
   label: string;
 
   /**
+   * pass, action_required, ineligible or unknown. unknown means there was not enough input; the
+   * service does not guess.
+   *
    * @generated from field: permits.stormwater.v1.ScreenStatus status = 3;
    */
   status: ScreenStatus;
 
   /**
+   * What the screen found for this site, in words.
+   *
    * @generated from field: string detail = 4;
    */
   detail: string;
 
   /**
+   * The permit section and official source behind the screen; null where none is held.
+   *
    * @generated from field: permits.common.v1.Citation citation = 5;
    */
   citation?: Citation | undefined;
@@ -272,16 +318,23 @@ export const EligibilityScreenSchema: GenMessage<EligibilityScreen> = /*@__PURE_
  */
 export type DerivationStep = Message<"permits.stormwater.v1.DerivationStep"> & {
   /**
+   * What this step decides, for example coverage threshold, permitting authority or preparer
+   * credential.
+   *
    * @generated from field: string step = 1;
    */
   step: string;
 
   /**
+   * The outcome of this step, in words.
+   *
    * @generated from field: string result = 2;
    */
   result: string;
 
   /**
+   * The source behind this step; null where none is held.
+   *
    * @generated from field: permits.common.v1.Citation citation = 3;
    */
   citation?: Citation | undefined;
@@ -299,54 +352,77 @@ export const DerivationStepSchema: GenMessage<DerivationStep> = /*@__PURE__*/
  */
 export type Credential = Message<"permits.stormwater.v1.Credential"> & {
   /**
+   * Preparer credential gate: open, gated, conditional or unknown. unknown means the state is
+   * unverified and must never be read as open.
+   *
    * @generated from field: permits.stormwater.v1.CredentialGate gate = 1;
    */
   gate: CredentialGate;
 
   /**
-   * Null when the trigger is a threshold or plan scope that site facts cannot resolve.
+   * Whether the credential requirement applies to this site; null when the trigger is a threshold
+   * or plan scope that site facts cannot resolve.
    *
    * @generated from field: optional bool applies_to_this_site = 2;
    */
   appliesToThisSite?: boolean | undefined;
 
   /**
+   * Plain-language summary of the state's preparer credential rule, safe to render.
+   *
    * @generated from field: string summary = 3;
    */
   summary: string;
 
   /**
+   * Credentials that qualify as preparer in the state.
+   *
    * @generated from field: repeated string routes = 4;
    */
   routes: string[];
 
   /**
+   * Whether a state course is required for the credential; null where not known.
+   *
    * @generated from field: optional bool state_course_required = 5;
    */
   stateCourseRequired?: boolean | undefined;
 
   /**
+   * Citation of the credential rule (section or document); null where none is held.
+   *
    * @generated from field: optional string source_citation = 6;
    */
   sourceCitation?: string | undefined;
 
   /**
+   * Official source of the credential rule; null where none is held.
+   *
    * @generated from field: optional string source_url = 7;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * verified or unverified: whether the credential rule was read in the official text at its cited
+   * URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 8;
    */
   confidence: Confidence;
 
   /**
+   * What the credential rule rests on: official-text (read verbatim in the official text),
+   * agency-form (an official agency form or template), prior-edition (an earlier edition),
+   * secondary (a third party's statement) or unsourced (nothing read). Only official-text and
+   * agency-form may be verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 9;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date the rule's source was last read.
+   * The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was
+   * read.
    *
    * @generated from field: optional string checked_on = 10;
    */
@@ -365,74 +441,107 @@ export const CredentialSchema: GenMessage<Credential> = /*@__PURE__*/
  */
 export type Jurisdiction = Message<"permits.stormwater.v1.Jurisdiction"> & {
   /**
+   * Two-letter state, territory or DC code of the jurisdiction.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Name of the jurisdiction.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Whether the jurisdiction is authorized to run its own NPDES permit program; null where not
+   * known.
+   *
    * @generated from field: optional bool npdes_authorized = 3;
    */
   npdesAuthorized?: boolean | undefined;
 
   /**
+   * Identifier of the governing permit in the service's dataset; null where none is identified.
+   *
    * @generated from field: optional string governing_permit_id = 4;
    */
   governingPermitId?: string | undefined;
 
   /**
+   * Official number of the governing permit; null where not held or the jurisdiction is unverified.
+   *
    * @generated from field: optional string permit_number = 5;
    */
   permitNumber?: string | undefined;
 
   /**
+   * Name of the governing permit; null where not held or the jurisdiction is unverified.
+   *
    * @generated from field: optional string permit_name = 6;
    */
   permitName?: string | undefined;
 
   /**
+   * Name of the permitting agency; null where not held.
+   *
    * @generated from field: optional string agency_name = 7;
    */
   agencyName?: string | undefined;
 
   /**
+   * Web address of the permitting agency; null where not held or the jurisdiction is unverified.
+   *
    * @generated from field: optional string agency_url = 8;
    */
   agencyUrl?: string | undefined;
 
   /**
+   * Web address of the governing permit document; null where not held or the jurisdiction is
+   * unverified.
+   *
    * @generated from field: optional string permit_url = 9;
    */
   permitUrl?: string | undefined;
 
   /**
+   * verified or unverified. An unverified jurisdiction is still answered, asserts no permit
+   * identity and names the agency to confirm with; it must be shown as Unverified.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 10;
    */
   confidence: Confidence;
 
   /**
+   * Official source of this jurisdiction's row; null where not held or the jurisdiction is
+   * unverified.
+   *
    * @generated from field: optional string source_url = 11;
    */
   sourceUrl?: string | undefined;
 
   /**
-   * Why the row is unverified and which agency to confirm with.
+   * Why the row is unverified and which agency to confirm with; null where there is nothing to
+   * note.
    *
    * @generated from field: optional string note = 12;
    */
   note?: string | undefined;
 
   /**
+   * The jurisdiction's preparer credential gate: whether a credentialed preparer is required and
+   * which credentials qualify.
+   *
    * @generated from field: permits.stormwater.v1.Credential credential = 13;
    */
   credential?: Credential | undefined;
 
   /**
-   * What the row (authority, agency, permit identity) rests on.
+   * What the row (authority, agency, permit identity) rests on: official-text (read verbatim in the
+   * official text), agency-form (an official agency form or template), prior-edition (an earlier
+   * edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text
+   * and agency-form may be verified.
    *
    * @generated from field: permits.common.v1.Basis basis = 14;
    */
@@ -451,61 +560,88 @@ export const JurisdictionSchema: GenMessage<Jurisdiction> = /*@__PURE__*/
  */
 export type Determination = Message<"permits.stormwater.v1.Determination"> & {
   /**
+   * Coverage verdict: required, not_required, or verify (the service will not answer from what it
+   * holds).
+   *
    * @generated from field: permits.stormwater.v1.Coverage coverage = 1;
    */
   coverage: Coverage;
 
   /**
+   * Why the coverage verdict was given, stating the comparison it rests on.
+   *
    * @generated from field: string coverage_reason = 2;
    */
   coverageReason: string;
 
   /**
-   * Absent where no governing permit could be identified.
+   * The governing permit the answer was computed against; null where none could be identified.
    *
    * @generated from field: permits.stormwater.v1.PermitRef permit = 3;
    */
   permit?: PermitRef | undefined;
 
   /**
+   * The site's jurisdiction, with its permitting authority, governing permit and preparer
+   * credential gate.
+   *
    * @generated from field: permits.stormwater.v1.Jurisdiction jurisdiction = 4;
    */
   jurisdiction?: Jurisdiction | undefined;
 
   /**
+   * The eligibility screens run for this site (ids such as esa, historic, receiving-water and
+   * prohibited), each with its status.
+   *
    * @generated from field: repeated permits.stormwater.v1.EligibilityScreen eligibility_screens = 5;
    */
   eligibilityScreens: EligibilityScreen[];
 
   /**
-   * Empty where the governing permit has not been read; never "nothing is required".
+   * The requirements of the governing permit that attach to this site, each with its citation.
+   * Empty where the governing permit has not been read; that never means nothing is required.
    *
    * @generated from field: repeated permits.stormwater.v1.Requirement requirements = 6;
    */
   requirements: Requirement[];
 
   /**
+   * The steps by which the answer was reached (for example coverage threshold, permitting
+   * authority, preparer credential), each with its result and citation.
+   *
    * @generated from field: repeated permits.stormwater.v1.DerivationStep derivation = 7;
    */
   derivation: DerivationStep[];
 
   /**
+   * Notices to show verbatim, including that the service does not perform the site inspections the
+   * permit requires and that a generated document is a draft where a credentialed preparer is
+   * required.
+   *
    * @generated from field: repeated string notices = 8;
    */
   notices: string[];
 
   /**
+   * Overall confidence of the determination: verified only when every citation in the answer is
+   * verified (the permit, the jurisdiction and its credential, every eligibility screen,
+   * requirement and derivation step); otherwise unverified. It never claims more than the weakest
+   * fact under it. An unverified answer must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 9;
    */
   confidence: Confidence;
 
   /**
+   * Version of the stormwater dataset the answer was computed against, so a stored answer stays
+   * traceable after the data moves.
+   *
    * @generated from field: string dataset_version = 10;
    */
   datasetVersion: string;
 
   /**
-   * The normalised input: omitted optional values filled as the engine read them.
+   * The normalised site input the engine read; omitted optional values appear as null or false.
    *
    * @generated from field: permits.stormwater.v1.SiteInput input = 11;
    */
@@ -524,51 +660,80 @@ export const DeterminationSchema: GenMessage<Determination> = /*@__PURE__*/
  */
 export type RequirementsResult = Message<"permits.stormwater.v1.RequirementsResult"> & {
   /**
+   * The normalised site input the requirements were computed for.
+   *
    * @generated from field: permits.stormwater.v1.SiteInput site = 1;
    */
   site?: SiteInput | undefined;
 
   /**
+   * Coverage verdict: required, not_required, or verify (the service will not answer from what it
+   * holds).
+   *
    * @generated from field: permits.stormwater.v1.Coverage coverage = 2;
    */
   coverage: Coverage;
 
   /**
+   * Why the coverage verdict was given, stating the comparison it rests on.
+   *
    * @generated from field: string coverage_reason = 3;
    */
   coverageReason: string;
 
   /**
+   * The governing permit the answer was computed against; null where none could be identified.
+   *
    * @generated from field: permits.stormwater.v1.PermitRef permit = 4;
    */
   permit?: PermitRef | undefined;
 
   /**
+   * The requirements of the governing permit that attach to this site, each with its citation.
+   * Empty where the governing permit has not been read; that never means nothing is required.
+   *
    * @generated from field: repeated permits.stormwater.v1.Requirement requirements = 5;
    */
   requirements: Requirement[];
 
   /**
+   * Number of items in requirements.
+   *
    * @generated from field: int32 requirement_count = 6;
    */
   requirementCount: number;
 
   /**
+   * The eligibility screens run for this site (ids such as esa, historic, receiving-water and
+   * prohibited), each with its status.
+   *
    * @generated from field: repeated permits.stormwater.v1.EligibilityScreen eligibility_screens = 7;
    */
   eligibilityScreens: EligibilityScreen[];
 
   /**
+   * Notices to show verbatim, including that the service does not perform the site inspections the
+   * permit requires and that a generated document is a draft where a credentialed preparer is
+   * required.
+   *
    * @generated from field: repeated string notices = 8;
    */
   notices: string[];
 
   /**
+   * Overall confidence of the determination these requirements are projected from: verified only
+   * when every citation in it is verified (the permit, the jurisdiction and its credential, every
+   * eligibility screen, requirement and derivation step); otherwise unverified. An unverified
+   * answer must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 9;
    */
   confidence: Confidence;
 
   /**
+   * Version of the stormwater dataset the answer was computed against, so a stored answer stays
+   * traceable after the data moves.
+   *
    * @generated from field: string dataset_version = 10;
    */
   datasetVersion: string;
@@ -588,21 +753,30 @@ export const RequirementsResultSchema: GenMessage<RequirementsResult> = /*@__PUR
  */
 export type PeStamp = Message<"permits.stormwater.v1.PeStamp"> & {
   /**
+   * Whether a professional engineer's stamp is required; null where not known.
+   *
    * @generated from field: optional bool required = 1;
    */
   required?: boolean | undefined;
 
   /**
+   * Plain-language summary of the stamp rule.
+   *
    * @generated from field: string summary = 2;
    */
   summary: string;
 
   /**
+   * Official source of the stamp rule; null where none is held.
+   *
    * @generated from field: optional string source_url = 3;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * verified or unverified: whether the stamp rule was read in the official text at its cited URL.
+   * An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 4;
    */
   confidence: Confidence;
@@ -620,84 +794,121 @@ export const PeStampSchema: GenMessage<PeStamp> = /*@__PURE__*/
  */
 export type CredentialResult = Message<"permits.stormwater.v1.CredentialResult"> & {
   /**
+   * Two-letter code of the state asked about.
+   *
    * @generated from field: string state = 1;
    */
   state: string;
 
   /**
+   * Name of the jurisdiction.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * The site size the answer was computed for, in acres; null where none was given.
+   *
    * @generated from field: optional double acres = 3;
    */
   acres?: number | undefined;
 
   /**
+   * Preparer credential gate: open, gated, conditional or unknown. unknown means the state is
+   * unverified and must never be read as open.
+   *
    * @generated from field: permits.stormwater.v1.CredentialGate gate = 4;
    */
   gate: CredentialGate;
 
   /**
+   * Whether the credential requirement applies at the given site size; null when the trigger is a
+   * threshold or plan scope that the given facts cannot resolve.
+   *
    * @generated from field: optional bool applies_to_this_site = 5;
    */
   appliesToThisSite?: boolean | undefined;
 
   /**
+   * Plain-language summary of the state's preparer credential rule, safe to render.
+   *
    * @generated from field: string summary = 6;
    */
   summary: string;
 
   /**
+   * Credentials that qualify as preparer in the state.
+   *
    * @generated from field: repeated string routes = 7;
    */
   routes: string[];
 
   /**
+   * Whether a state course is required for the credential; null where not known.
+   *
    * @generated from field: optional bool state_course_required = 8;
    */
   stateCourseRequired?: boolean | undefined;
 
   /**
+   * The state's professional-engineer stamp rule, where one is held; null otherwise.
+   *
    * @generated from field: permits.stormwater.v1.PeStamp pe_stamp = 9;
    */
   peStamp?: PeStamp | undefined;
 
   /**
+   * Citation of the credential rule (section or document); null where none is held.
+   *
    * @generated from field: optional string source_citation = 10;
    */
   sourceCitation?: string | undefined;
 
   /**
+   * Official source of the credential rule; null where none is held.
+   *
    * @generated from field: optional string source_url = 11;
    */
   sourceUrl?: string | undefined;
 
   /**
+   * verified or unverified: whether the credential rule was read in the official text at its cited
+   * URL. An unverified value must be shown as Unverified, never as fact.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 12;
    */
   confidence: Confidence;
 
   /**
+   * Why the state's row is unverified and which agency to confirm with; null where there is nothing
+   * to note.
+   *
    * @generated from field: optional string note = 13;
    */
   note?: string | undefined;
 
   /**
-   * Whether a generated document is a deliverable or a draft for a credentialed preparer.
+   * Whether a generated document is a deliverable or a draft for a credentialed preparer to review
+   * and sign.
    *
    * @generated from field: string document_status = 14;
    */
   documentStatus: string;
 
   /**
+   * What the credential rule rests on: official-text (read verbatim in the official text),
+   * agency-form (an official agency form or template), prior-edition (an earlier edition),
+   * secondary (a third party's statement) or unsourced (nothing read). Only official-text and
+   * agency-form may be verified.
+   *
    * @generated from field: permits.common.v1.Basis basis = 15;
    */
   basis: Basis;
 
   /**
-   * yyyy-mm-dd: the date the rule's source was last read.
+   * The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was
+   * read.
    *
    * @generated from field: optional string checked_on = 16;
    */
@@ -930,64 +1141,88 @@ export const GetCoverageRequestSchema: GenMessage<GetCoverageRequest> = /*@__PUR
  */
 export type JurisdictionCoverage = Message<"permits.stormwater.v1.JurisdictionCoverage"> & {
   /**
+   * Two-letter state, territory or DC code of the jurisdiction.
+   *
    * @generated from field: string code = 1;
    */
   code: string;
 
   /**
+   * Name of the jurisdiction.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Confidence of the jurisdiction's row: verified or unverified.
+   *
    * @generated from field: permits.common.v1.Confidence confidence = 3;
    */
   confidence: Confidence;
 
   /**
+   * Identifier of the governing permit in the dataset; null where none is identified.
+   *
    * @generated from field: optional string governing_permit_id = 4;
    */
   governingPermitId?: string | undefined;
 
   /**
+   * Official number of the governing permit; null where not held.
+   *
    * @generated from field: optional string permit_number = 5;
    */
   permitNumber?: string | undefined;
 
   /**
+   * Date the governing permit took effect (yyyy-mm-dd); null where not held.
+   *
    * @generated from field: optional string effective_date = 6;
    */
   effectiveDate?: string | undefined;
 
   /**
+   * Date the governing permit expires (yyyy-mm-dd); null where not held.
+   *
    * @generated from field: optional string expiry_date = 7;
    */
   expiryDate?: string | undefined;
 
   /**
-   * Requirements held for the governing permit (0: not read, never "nothing required").
+   * Number of requirements held for the governing permit; 0 means not read, never that nothing is
+   * required.
    *
    * @generated from field: int32 requirement_count = 8;
    */
   requirementCount: number;
 
   /**
+   * The requirements held, counted per basis and confidence.
+   *
    * @generated from field: repeated permits.common.v1.BasisCount requirements = 9;
    */
   requirements: BasisCount[];
 
   /**
+   * The preparer credential gate: open, gated, conditional or unknown (unknown is never to be read
+   * as open).
+   *
    * @generated from field: permits.stormwater.v1.CredentialGate credential_gate = 10;
    */
   credentialGate: CredentialGate;
 
   /**
+   * Confidence of the credential gate: verified or unverified.
+   *
    * @generated from field: permits.common.v1.Confidence credential_confidence = 11;
    */
   credentialConfidence: Confidence;
 
   /**
-   * yyyy-mm-dd: the latest date any of the jurisdiction's facts was checked against its source.
+   * The latest date (yyyy-mm-dd) any of the jurisdiction's facts was checked against its source
+   * (for a jurisdiction under the federal permit, that permit's facts count too); null where none
+   * was read.
    *
    * @generated from field: optional string last_checked_on = 12;
    */
@@ -1006,28 +1241,36 @@ export const JurisdictionCoverageSchema: GenMessage<JurisdictionCoverage> = /*@_
  */
 export type GetCoverageResponse = Message<"permits.stormwater.v1.GetCoverageResponse"> & {
   /**
+   * Version of the stormwater dataset, as in a determination's datasetVersion.
+   *
    * @generated from field: string dataset_version = 1;
    */
   datasetVersion: string;
 
   /**
+   * Date the stormwater dataset is as of (yyyy-mm-dd).
+   *
    * @generated from field: string as_of = 2;
    */
   asOf: string;
 
   /**
+   * Number of facts of the dataset per basis and confidence.
+   *
    * @generated from field: repeated permits.common.v1.BasisCount facts = 3;
    */
   facts: BasisCount[];
 
   /**
-   * Facts not held (null): permit numbers, dates, requirement values.
+   * Number of facts not held (null): permit numbers, dates, requirement values.
    *
    * @generated from field: int32 null_facts = 4;
    */
   nullFacts: number;
 
   /**
+   * Per jurisdiction, what is held and at which confidence.
+   *
    * @generated from field: repeated permits.stormwater.v1.JurisdictionCoverage jurisdictions = 5;
    */
   jurisdictions: JurisdictionCoverage[];
