@@ -2,13 +2,14 @@
 // output and the data, with `npm ci --omit=dev`. Every role starts from it and answers, so
 // nothing imported at run time is a dev dependency, and no test double ships.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, ROOT, startDistributed, startGatewayProcess, type Distributed } from "./support/processes.js";
 
-const WORKSPACES = ["proto", "packages/rules", "packages/runtime", "packages/state", "packages/rpc", "packages/swppp", "services/stormwater", "services/nwp", "services/entitlement", "services/ratelimit", "services/sites", "gateway"];
+/** The workspaces whose built output the Dockerfile's runtime stage copies (every service's among them). */
+const WORKSPACES = [...readFileSync(path.join(ROOT, "Dockerfile"), "utf8").matchAll(/^COPY --from=build \/app\/(\S+)\/dist \1\/dist$/gm)].map((m) => m[1]);
 const DETERMINE = { state: "TX", activity: "construction", acres: 5 };
 
 let tree: string;

@@ -17,7 +17,8 @@ const ctx = (env: NodeJS.ProcessEnv) => ({ env, logger: createLogger("sites-test
 /** Builds the compiled service in a fresh process; reports what is loaded before and after its first call. */
 const PROBE = `
 const [dist, stateDir] = process.argv.slice(1);
-const { build } = await import(dist + "/index.js");
+const { manifest } = await import(dist + "/manifest.js");
+const build = await manifest.load();
 const { create } = await import("@bufbuild/protobuf");
 const { ListSitesRequestSchema } = await import("@permits/proto/sites/v1/sites");
 const { createLogger, systemClock } = await import("@permits/runtime");
