@@ -23,7 +23,8 @@ const GATEWAY_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/Authenticate",
   "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
   // Checkout (issue 32): the gateway's /pricing, /checkout and webhook routes.
-  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
+  // The app's sign-in (issue 40): a key's account and what its plan allows.
+  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession", "ResolveAccount"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
 ]);
 const ADMIN_METHODS = new Set([
   "permits.entitlement.v1.EntitlementService/IssueKey",
