@@ -28,6 +28,7 @@ COPY services/stormwater/package.json services/stormwater/
 COPY services/nwp/package.json services/nwp/
 COPY services/entitlement/package.json services/entitlement/
 COPY services/ratelimit/package.json services/ratelimit/
+COPY services/sites/package.json services/sites/
 COPY gateway/package.json gateway/
 COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --no-audit --no-fund
@@ -68,6 +69,8 @@ COPY --from=build /app/services/entitlement/package.json services/entitlement/
 COPY --from=build /app/services/entitlement/dist services/entitlement/dist
 COPY --from=build /app/services/ratelimit/package.json services/ratelimit/
 COPY --from=build /app/services/ratelimit/dist services/ratelimit/dist
+COPY --from=build /app/services/sites/package.json services/sites/
+COPY --from=build /app/services/sites/dist services/sites/dist
 COPY --from=build /app/gateway/package.json gateway/
 COPY --from=build /app/gateway/dist gateway/dist
 COPY --from=build /app/gateway/openapi gateway/openapi
@@ -77,6 +80,8 @@ COPY --from=build /app/data ./data
 COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
 # `npm run keys` runs the compiled key CLI; the image has no build tool.
 COPY scripts/keys.mjs scripts/keys.mjs
+COPY scripts/sites.mjs scripts/sites.mjs
+COPY scripts/lib/run-compiled.mjs scripts/lib/run-compiled.mjs
 
 # Non-root: the node user (uid 1000) ships with the base image. Application files stay
 # root-owned (read-only to the process); only STATE_DIR, when used, needs to be writable.

@@ -17,6 +17,8 @@ export interface Prerequisites {
   redis: boolean;
   /** jq on PATH: the README's examples are run through it, as a reader runs them. */
   jq: boolean;
+  /** A PostgreSQL accepting connections at TEST_POSTGRES_URL's host (default 127.0.0.1:5432): the sites service's distributed database. */
+  postgres: boolean;
 }
 
 declare module "vitest" {
@@ -27,6 +29,7 @@ declare module "vitest" {
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 const HOW: Record<keyof Prerequisites, string> = {
   chromium: `Debian's chromium at ${CHROMIUM_PATH} (apt-get install chromium fonts-liberation, or set CHROMIUM_PATH)`,
@@ -34,9 +37,25 @@ const HOW: Record<keyof Prerequisites, string> = {
   redisServer: "redis-server on PATH (apt-get install redis-server)",
   jq: "jq on PATH (apt-get install jq)",
   redis: `a Redis answering at ${TEST_REDIS_URL} (start one: redis-server --daemonize yes --save "" --appendonly no)`,
+  postgres: `a PostgreSQL at ${TEST_POSTGRES_URL} that lets the tests create a database (start one: pg_ctlcluster 15 main start)`,
 };
 
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: "ignore", timeout: 10_000 }).status === 0;
+
+/** A TCP connection to PostgreSQL's port: the tests themselves say if it then refuses them. */
+function postgresListens(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname.replace(/^\[|\]$/g, ""), port: Number(port || 5432) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on("error", () => done(false));
+    socket.on("connect", () => done(true));
+  });
+}
 
 /** One PING on a plain socket: no client library, no reconnect loop. */
 function redisAnswers(url: string): Promise<boolean> {
@@ -61,6 +80,7 @@ export async function probePrerequisites(): Promise<Prerequisites> {
     redisServer: runs("redis-server", ["--version"]),
     redis: await redisAnswers(TEST_REDIS_URL),
     jq: runs("jq", ["--version"]),
+    postgres: await postgresListens(TEST_POSTGRES_URL),
   };
 }
 

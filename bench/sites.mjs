@@ -1,0 +1,51 @@
+// npm run bench:sites: the sites service on its embedded database (SQLite in a temp STATE_DIR), in
+// this process, through its front door: RSS before its first call and after 200 sites, the p50 of
+// creating a signed inspection (draft, then sign), and listing 200 sites with their last signed
+// inspection. Issue 39's targets: p50 < 5 ms, list < 50 ms, at most 30 MB RSS added.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { CreateInspectionDraftRequestSchema, CreateSiteRequestSchema, ListSitesRequestSchema, SignInspectionRequestSchema } from "@permits/proto/sites/v1/sites";
+import { createLogger, systemClock } from "@permits/runtime";
+import { build } from "@permits/sites";
+
+const SITES = 200;
+const stateDir = mkdtempSync(path.join(tmpdir(), "bench-sites-"));
+const mb = () => process.memoryUsage().rss / 2 ** 20;
+const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const caller = { accountId: "acct_bench", actor: "bench" };
+
+globalThis.gc?.();
+const before = mb();
+const built = await build({ env: { STATE_DIR: stateDir }, logger: createLogger("bench", { level: "silent" }), clock: systemClock });
+const s = built.impl;
+const details = (n) => ({
+  name: `Site ${n}`,
+  input: { state: "WA", activity: "construction", disturbedAcres: 4.5 },
+  location: { address: `${n} Maple St, Everett, WA` },
+  operator: { name: "Dana Reyes" },
+  contacts: [],
+});
+const report = { inspectedOn: "2026-11-20", inspector: { name: "Sam Ito" }, phase: "grading", weather: "clear", findings: [{ id: "f1", location: "north fence", description: "sediment at half height", needsCorrectiveAction: true }], summary: "one control needs maintenance" };
+
+const signedMs = [];
+for (let n = 0; n < SITES; n++) {
+  const { site } = await s.createSite(create(CreateSiteRequestSchema, { ...caller, details: details(n) }));
+  const t = performance.now();
+  const { inspection } = await s.createInspectionDraft(create(CreateInspectionDraftRequestSchema, { ...caller, siteId: site.id, report }));
+  await s.signInspection(create(SignInspectionRequestSchema, { ...caller, siteId: site.id, inspectionId: inspection.id, signedBy: "Sam Ito", certification: "I certify under penalty of law." }));
+  signedMs.push(performance.now() - t);
+}
+const listMs = [];
+for (let n = 0; n < 20; n++) {
+  const t = performance.now();
+  const { sites } = await s.listSites(create(ListSitesRequestSchema, caller));
+  listMs.push(performance.now() - t);
+  if (sites.length !== SITES || !sites.every((x) => x.lastInspectedOn === "2026-11-20")) throw new Error("the list is not the 200 sites with their inspection");
+}
+globalThis.gc?.();
+const after = mb();
+await built.close();
+rmSync(stateDir, { recursive: true, force: true });
+console.log(JSON.stringify({ signedInspectionP50Ms: +p50(signedMs).toFixed(2), list200SitesP50Ms: +p50(listMs).toFixed(2), rssAddedMb: +(after - before).toFixed(1) }));

@@ -1,0 +1,65 @@
+// npm run sites -- <command>: the operator's tools for the sites database.
+//   purge-expired     removes the records of every site whose retention has ended
+//   backup <file>     copies the embedded SQLite database, online, to <file> (PostgreSQL: pg_dump)
+//   verify <zip>      checks an export's manifest hashes and audit chain
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { backup } from "node:sqlite";
+import { ConfigError, optionalUrl, readEnv, str, systemClock } from "@permits/runtime";
+import { SITES_DB_FILE } from "./db/file.js";
+import { openSitesDatabase } from "./db/open.js";
+import { openSqliteFile } from "./db/sqlite.js";
+import { verifyExport } from "./export.js";
+import { purgeExpired } from "./handlers/trail.js";
+
+const USAGE = "usage: npm run sites -- purge-expired | backup <file> | verify <export.zip>";
+
+/** Copies the live database page by page while others keep writing; the copy is one consistent state. */
+export async function backupSqlite(stateDir: string, target: string): Promise<number> {
+  const source = openSqliteFile(path.join(stateDir, SITES_DB_FILE));
+  try {
+    return await backup(source, target);
+  } finally {
+    source.close();
+  }
+}
+
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
+  const config = readEnv({ DATABASE_URL: optionalUrl({ default: undefined }), STATE_DIR: str({ default: "./.state" }) }, env);
+  const stateDir = path.resolve(config.STATE_DIR);
+  const [command, arg] = args;
+  if (command === "purge-expired") {
+    const database = await openSitesDatabase({ databaseUrl: config.DATABASE_URL, stateDir });
+    try {
+      const asOf = new Date(systemClock.now()).toISOString().slice(0, 10);
+      const purged = await purgeExpired({ db: database.db, kind: database.kind, clock: systemClock }, asOf);
+      out(purged.length === 0 ? `no site's retention ended before ${asOf}` : `purged ${purged.length} site(s) whose retention ended before ${asOf}: ${purged.join(", ")}`);
+      return 0;
+    } finally {
+      await database.close();
+    }
+  }
+  if (command === "backup" && arg) {
+    if (config.DATABASE_URL) throw new ConfigError("DATABASE_URL is set: back PostgreSQL up with pg_dump (see services/sites/README.md)");
+    const pages = await backupSqlite(stateDir, path.resolve(arg));
+    out(`backed up ${path.join(stateDir, SITES_DB_FILE)} to ${path.resolve(arg)} (${pages} pages)`);
+    return 0;
+  }
+  if (command === "verify" && arg) {
+    const check = verifyExport(readFileSync(arg));
+    out(check.ok ? `${arg}: every file matches the manifest and the audit trail's chain holds` : `${arg}: ${check.problems.join("; ")}`);
+    return check.ok ? 0 : 1;
+  }
+  out(USAGE);
+  return 2;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runCli(process.argv.slice(2), process.env, (line) => console.log(line)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e instanceof ConfigError ? e.message : `sites: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,142 @@
+// The tables as Kysely sees them. Times are RFC 3339 text and dates yyyy-mm-dd text in both
+// databases (they compare as text and export byte for byte alike); flags are 0/1 integers, which
+// node:sqlite binds and PostgreSQL stores alike.
+import type { Kysely } from "kysely";
+
+export interface SiteRow {
+  id: string;
+  account_id: string;
+  name: string;
+  /** SiteDetails as proto JSON. */
+  details_json: string;
+  created_at: string;
+  updated_at: string;
+  closed_on: string | null;
+  retain_until: string | null;
+  retention_basis: string | null;
+  retention_requirement_id: string | null;
+  last_inspected_on: string | null;
+}
+
+export interface DeterminationRow {
+  id: string;
+  site_id: string;
+  answer_json: Uint8Array;
+  dataset_version: string;
+  permit_id: string;
+  permit_version: string;
+  sha256: string;
+  saved_at: string;
+  saved_by: string;
+}
+
+export interface PlanVersionRow {
+  id: string;
+  site_id: string;
+  version: number;
+  note: string;
+  determination_id: string;
+  docx: Uint8Array;
+  pdf: Uint8Array;
+  docx_size: number;
+  pdf_size: number;
+  docx_sha256: string;
+  pdf_sha256: string;
+  created_at: string;
+  created_by: string;
+}
+
+export interface InspectionRow {
+  inspection_id: string;
+  version: number;
+  site_id: string;
+  status: "draft" | "signed";
+  inspected_on: string;
+  /** InspectionReport as proto JSON. */
+  report_json: string;
+  amendment_reason: string;
+  signed_by: string;
+  certification: string;
+  signed_at: string;
+  report_sha256: string;
+  created_at: string;
+}
+
+export interface PhotoRow {
+  id: string;
+  site_id: string;
+  inspection_id: string;
+  added_in_version: number;
+  content: Uint8Array;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  caption: string;
+  created_at: string;
+}
+
+export interface CorrectiveActionRow {
+  id: string;
+  site_id: string;
+  inspection_id: string;
+  finding_id: string;
+  description: string;
+  found_on: string;
+  due_on: string;
+  status: "open" | "completed";
+  completed_on: string;
+  created_at: string;
+}
+
+export interface CorrectiveActionEventRow {
+  id: string;
+  site_id: string;
+  corrective_action_id: string;
+  /** 1, 2, ... per corrective action: the order the notes were recorded in. */
+  seq: number;
+  occurred_on: string;
+  note: string;
+  recorded_by: string;
+  recorded_at: string;
+}
+
+export interface RainEventRow {
+  id: string;
+  site_id: string;
+  occurred_on: string;
+  inches: number;
+  measured_by: string;
+  recorded_by: string;
+  recorded_at: string;
+}
+
+export interface AuditEventRow {
+  site_id: string;
+  seq: number;
+  at: string;
+  actor: string;
+  action: string;
+  subject_id: string;
+  detail_json: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface SitesTables {
+  sites: SiteRow;
+  determinations: DeterminationRow;
+  plan_versions: PlanVersionRow;
+  inspections: InspectionRow;
+  photos: PhotoRow;
+  corrective_actions: CorrectiveActionRow;
+  corrective_action_events: CorrectiveActionEventRow;
+  rain_events: RainEventRow;
+  audit_events: AuditEventRow;
+}
+
+export type SitesDb = Kysely<SitesTables>;
+
+/** The tables a site's records live in, children first: the order a purge deletes in. */
+export const RECORD_TABLES = ["audit_events", "photos", "corrective_action_events", "corrective_actions", "rain_events", "inspections", "plan_versions", "determinations"] as const;
+
+export type DatabaseKind = "sqlite" | "postgres";

@@ -1,0 +1,4 @@
+// The front door of @permits/sites: the service for a host (build). It imports nothing of the
+// database or the handlers: those load on the service's first call (build.ts).
+export { build, type BuildOptions } from "./build.js";
+export { SITES_DB_FILE } from "./db/file.js";
