@@ -36,6 +36,20 @@ module.exports = {
       to: { path: ["^(node:)?(fs|fs/promises|net|http|http2|https|dgram|child_process)$", "(^|/)node_modules/(redis|ioredis|@redis/[^/]+|lmdb)/"] },
     },
     {
+      name: "swppp-pure",
+      comment: "The plan document and the inspection schedule are pure: no files, sockets, HTTP, processes or stores; dates are inputs, never the clock (tests may read the dataset).",
+      severity: "error",
+      from: { path: "^packages/swppp/src/", pathNot: "\\.test\\.ts$" },
+      to: { path: ["^(node:)?(fs|fs/promises|net|http|http2|https|dgram|child_process|worker_threads|os|sqlite)$", "(^|/)node_modules/(redis|ioredis|@redis/[^/]+|lmdb|pg|undici)/"] },
+    },
+    {
+      name: "swppp-below-services",
+      comment: "The pure package is used by the app; it reaches no service (its tests take real answers from the stormwater engine through its front door).",
+      severity: "error",
+      from: { path: "^packages/swppp/src/", pathNot: "(\\.test|/test-support)\\.ts$" },
+      to: { path: "^(services|gateway|packages/(runtime|rpc))/" },
+    },
+    {
       name: "gateway-reaches-services-through-front-door",
       comment: "The gateway reaches a service through its public entry (the key scheme, a lazily built service) or a Connect transport.",
       severity: "error",

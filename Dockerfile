@@ -24,6 +24,7 @@ COPY proto/package.json proto/
 COPY packages/rules/package.json packages/rules/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/rpc/package.json packages/rpc/
+COPY packages/swppp/package.json packages/swppp/
 COPY services/stormwater/package.json services/stormwater/
 COPY services/nwp/package.json services/nwp/
 COPY services/entitlement/package.json services/entitlement/
@@ -61,6 +62,8 @@ COPY --from=build /app/packages/runtime/package.json packages/runtime/
 COPY --from=build /app/packages/runtime/dist packages/runtime/dist
 COPY --from=build /app/packages/rpc/package.json packages/rpc/
 COPY --from=build /app/packages/rpc/dist packages/rpc/dist
+COPY --from=build /app/packages/swppp/package.json packages/swppp/
+COPY --from=build /app/packages/swppp/dist packages/swppp/dist
 COPY --from=build /app/services/stormwater/package.json services/stormwater/
 COPY --from=build /app/services/stormwater/dist services/stormwater/dist
 COPY --from=build /app/services/nwp/package.json services/nwp/

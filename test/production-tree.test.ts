@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, ROOT, startDistributed, startGatewayProcess, type Distributed } from "./support/processes.js";
 
-const WORKSPACES = ["proto", "packages/rules", "packages/runtime", "packages/rpc", "services/stormwater", "services/nwp", "services/entitlement", "services/ratelimit", "services/sites", "gateway"];
+const WORKSPACES = ["proto", "packages/rules", "packages/runtime", "packages/rpc", "packages/swppp", "services/stormwater", "services/nwp", "services/entitlement", "services/ratelimit", "services/sites", "gateway"];
 const DETERMINE = { state: "TX", activity: "construction", acres: 5 };
 
 let tree: string;
