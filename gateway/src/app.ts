@@ -31,6 +31,8 @@ import { internalRpc } from "./rpc/plugin.js";
 import { isLoopback } from "@permits/rpc";
 import { CheckoutCatalogue, checkoutRoutes } from "./surfaces/checkout/routes.js";
 import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
+import { appPlugin } from "./surfaces/app/plugin.js";
+import { lmdbSessionStore, redisSessionStore } from "./surfaces/app/session-store.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const metrics = given.metrics ?? new Registry();
@@ -85,6 +87,10 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(routeTable, { routes: allRoutes.filter((r) => !checkout.includes(r)) });
   await app.register(checkoutPlugin, { routes: checkout });
   await app.register(mcpTransport, { deps, routes });
+  // The app (issue 40): its sessions in Redis when the gateway has one, else in STATE_DIR.
+  const sessions = deps.appSessions ?? (config.REDIS_URL ? await redisSessionStore(config.REDIS_URL) : await lmdbSessionStore(config.STATE_DIR));
+  if (!deps.appSessions) app.addHook("onClose", () => sessions.close());
+  await app.register(appPlugin, { deps, sessions });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
 
   app.get("/healthz", async () => ({ status: "ok" }));

@@ -26,6 +26,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       NWP_URL: optionalUrl({ default: undefined }),
       ENTITLEMENT_URL: optionalUrl({ default: undefined }),
       RATELIMIT_URL: optionalUrl({ default: undefined }),
+      SITES_URL: optionalUrl({ default: undefined }),
+      STATE_DIR: str({ default: "./.state", desc: "Where the embedded app sessions (LMDB) live when REDIS_URL is unset; the services' own state is there too." }),
       REDIS_URL: optionalUrl({ default: undefined }),
       PUBLIC_URL: optionalUrl({ default: undefined, desc: "The gateway's public origin (https://api.example.com), for the URLs checkout hands to Stripe; the request's own origin when unset." }),
       SANDBOX_KEY: str({ default: "svc_sandbox_public", desc: "The public sandbox key, as the entitlement service is configured; shown on /docs, /pricing and GET /api/v1." }),

@@ -12,6 +12,7 @@ import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
 import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
+import { SitesService } from "@permits/proto/sites/v1/sites";
 import type { ServiceClients } from "./clients.js";
 import { breakerInterceptor } from "./rpc/breaker.js";
 import { readBreakerOptions } from "@permits/runtime";
@@ -42,6 +43,7 @@ const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
   nwp: () => import("@permits/nwp").then((m) => m.build as Builder),
   entitlement: () => import("@permits/entitlement").then((m) => m.build as Builder),
   ratelimit: () => import("@permits/ratelimit").then((m) => m.build as Builder),
+  sites: () => import("@permits/sites").then((m) => m.build as Builder),
 };
 
 /** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */
@@ -58,6 +60,7 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
     nwp: config.NWP_URL,
     entitlement: config.ENTITLEMENT_URL,
     ratelimit: config.RATELIMIT_URL,
+    sites: config.SITES_URL,
   };
   const wired = {} as Record<keyof ServiceClients, Wired>;
   const chain = interceptors.service ?? [];
@@ -82,6 +85,7 @@ export async function wireServices(config: GatewayConfig, ctx: BuildContext, int
     nwp: createClient(NwpService, wired.nwp.transport),
     entitlement: createClient(EntitlementService, wired.entitlement.transport),
     ratelimit: createClient(RateLimitService, wired.ratelimit.transport),
+    sites: createClient(SitesService, wired.sites.transport),
   };
   const redis = config.REDIS_URL ? redisProbe(config.REDIS_URL) : undefined;
   const engines = [wired.stormwater.hosted, wired.nwp.hosted].filter((h): h is HostedService => h !== undefined);

@@ -9,10 +9,39 @@ export interface AppRequest extends FastifyRequest {
 
 export type SignedIn = FastifyRequest & { appSession: AppSession };
 
-/** The urlencoded form's fields (a field sent twice keeps its last value). */
+interface MultipartField {
+  type: "field" | "file";
+  value?: unknown;
+  filename?: string;
+  toBuffer?: () => Promise<Buffer>;
+}
+
+const isPart = (v: unknown): v is MultipartField => v !== null && typeof v === "object" && "type" in v && ((v as MultipartField).type === "field" || (v as MultipartField).type === "file");
+
+/** The form's text fields, urlencoded or multipart (a field sent twice keeps its last value). */
 export function formOf(req: FastifyRequest): Record<string, string> {
   const body = req.body;
-  return body !== null && typeof body === "object" ? (body as Record<string, string>) : {};
+  if (body === null || typeof body !== "object") return {};
+  const out: Record<string, string> = {};
+  for (const [k, raw] of Object.entries(body as Record<string, unknown>)) {
+    const v = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (typeof v === "string") out[k] = v;
+    else if (isPart(v) && v.type === "field" && typeof v.value === "string") out[k] = v.value;
+  }
+  return out;
+}
+
+/** The files of a multipart field, without the empty part a form sends when none is chosen. */
+export async function filesOf(req: FastifyRequest, name: string): Promise<{ filename: string; bytes: Buffer }[]> {
+  const raw = (req.body as Record<string, unknown> | null)?.[name];
+  const parts = (Array.isArray(raw) ? raw : [raw]).filter((p): p is MultipartField => isPart(p) && p.type === "file");
+  const files = await Promise.all(parts.map(async (p) => ({ filename: p.filename ?? "", bytes: await p.toBuffer!() })));
+  return files.filter((f) => f.bytes.length > 0 || f.filename !== "");
+}
+
+/** The CSRF token of a urlencoded or multipart form. */
+export function csrfTokenOf(req: FastifyRequest): string {
+  return formOf(req)._csrf ?? "";
 }
 
 export class ReadOnlyError extends Error {

@@ -13,8 +13,11 @@ import { appStyle } from "./style.js";
 import { Sessions } from "./sessions.js";
 import type { SessionStore } from "./session-store.js";
 import { signInRoutes } from "./sign-in.js";
-import type { AppRequest } from "./context.js";
+import { csrfTokenOf, type AppRequest } from "./context.js";
 import { dashboard, siteRoutes } from "./sites.js";
+import { planRoutes } from "./plans.js";
+import { inspectionRoutes } from "./inspections.js";
+import { recordRoutes } from "./records.js";
 
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -25,11 +28,11 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   await app.register(multipart, {
-    attachFieldsToBody: "keyValues",
+    attachFieldsToBody: true,
     limits: { fileSize: PHOTO_MAX_BYTES, files: PHOTO_MAX_COUNT, fields: 400, fieldSize: 64 * 1024, parts: PHOTO_MAX_COUNT + 400 },
   });
   await app.register(cookie);
-  await app.register(csrf, { sessionPlugin: "@fastify/cookie", cookieOpts: { path: "/app", httpOnly: true, sameSite: "lax", secure: "auto" } });
+  await app.register(csrf, { sessionPlugin: "@fastify/cookie", getToken: csrfTokenOf, cookieOpts: { path: "/app", httpOnly: true, sameSite: "lax", secure: "auto" } });
   app.setErrorHandler(appErrorHandler);
 
   const sessions = new Sessions(store, deps.clock);
@@ -49,4 +52,7 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   landingRoute(app);
   signInRoutes(app, deps, sessions, dashboard(deps));
   siteRoutes(app, deps);
+  planRoutes(app, deps);
+  inspectionRoutes(app, deps);
+  recordRoutes(app, deps);
 };
