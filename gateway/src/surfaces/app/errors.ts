@@ -2,6 +2,7 @@
 // service's own message, never JSON. Every answer names the request id to quote.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { badRequestOf } from "@permits/rules";
 import { html, type Html } from "./html.js";
 import { page } from "./layout.js";
 import { ReadOnlyError, type AppRequest } from "./context.js";
@@ -20,7 +21,9 @@ function answerFor(err: unknown): Answer {
   if (err instanceof ReadOnlyError) {
     return { status: 403, title: "Read-only", words: html`<p>Your plan has been cancelled, so your sites are read-only: you can still open every record and download the exports until the records' retention period ends, but nothing can be added or changed. <a href="/pricing">Buy a plan</a> to work on them again.</p>` };
   }
-  const code = (err as FastifyError).code ?? "";
+  // Fastify's codes are strings (a ConnectError's is a number, handled below).
+  const raw = (err as { code?: unknown } | null)?.code;
+  const code = typeof raw === "string" ? raw : "";
   if (code.startsWith("FST_CSRF")) {
     return { status: 403, title: "Form expired", words: html`<p>This form has expired or did not come from this site, so nothing was saved. Go back, reload the page and send it again.</p>` };
   }
@@ -39,6 +42,10 @@ function answerFor(err: unknown): Answer {
   if (err instanceof ConnectError || (err as Error)?.name === "ConnectError") {
     const e = ConnectError.from(err);
     if (e.code === Code.NotFound) return { status: 404, title: "Not found", words: html`<p>There is no such record among your sites.</p><p><a href="/app">Back to your sites</a></p>` };
+    if (e.code === Code.InvalidArgument) {
+      const problems = badRequestOf(e)?.violations.map((v) => v.description) ?? [];
+      return { status: 400, title: "Not saved", words: html`<p>Nothing was saved: some of what was sent cannot be kept as it is.</p><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul><p>Go back, correct it and send it again.</p>` };
+    }
     if (e.code === Code.FailedPrecondition) {
       return { status: 409, title: "Cannot be changed", words: html`<p>This record is signed or closed, and a signed record never changes. To correct a signed inspection report, amend it: the amendment is a new version with your reason, and the signed one stays as it was.</p>` };
     }

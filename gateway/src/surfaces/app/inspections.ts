@@ -31,8 +31,9 @@ function earliestDue(d: CorrectiveDeadlines): string | undefined {
   return d.deadlines.map((x) => x.due).filter((x): x is string => x !== null).sort()[0];
 }
 
-function newInspectionForm(siteId: string, token: string, values: Record<string, string>, errors?: FieldErrors): Html {
-  return html`<h1>Record an inspection</h1>
+function newInspectionForm(siteId: string, siteName: string, token: string, values: Record<string, string>, errors?: FieldErrors): Html {
+  return html`<p><a href="/app/sites/${siteId}">← ${siteName}</a></p>
+<h1>Record an inspection</h1>
 <p>Save it as a draft first; sign it on the next page when it is complete. A signed report never changes.</p>
 ${errorSummary(errors)}
 <form method="post" action="/app/sites/${siteId}/inspections" enctype="multipart/form-data" novalidate>
@@ -83,8 +84,8 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get("/app/sites/:id/inspections/new", { preHandler: requireWritable }, async (req, reply) => {
     const { id } = req.params as { id: string };
-    await sites.getSite({ ...who(req as SignedIn), siteId: id }); // NotFound for another account's site
-    return reply.type(HTML).send(page(chromeOf(req as SignedIn, reply.generateCsrf(), "Record an inspection"), newInspectionForm(id, reply.generateCsrf(), { inspected_on: todayOf(deps), type: "routine" })));
+    const { site } = await sites.getSite({ ...who(req as SignedIn), siteId: id }); // NotFound for another account's site
+    return reply.type(HTML).send(page(chromeOf(req as SignedIn, reply.generateCsrf(), "Record an inspection"), newInspectionForm(id, site!.details!.name, reply.generateCsrf(), { inspected_on: todayOf(deps), type: "routine" })));
   });
 
   app.post("/app/sites/:id/inspections", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
@@ -92,7 +93,8 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     const { id } = req.params as { id: string };
     const form = formOf(req);
     const photos = await filesOf(req, "photos");
-    const refuse = (errors: FieldErrors) => reply.code(400).type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Record an inspection"), newInspectionForm(id, reply.generateCsrf(), form, errors)));
+    const { site } = await sites.getSite({ ...who(r), siteId: id });
+    const refuse = (errors: FieldErrors) => reply.code(400).type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Record an inspection"), newInspectionForm(id, site!.details!.name, reply.generateCsrf(), form, errors)));
     const errors = await precheck(r, id, form, photos);
     if (errors.size) return refuse(errors);
     let inspection;

@@ -35,7 +35,7 @@ export function reportOf(form: Record<string, string>): MessageInitShape<typeof 
     inspectedOn: text("inspected_on"),
     startTime: text("start_time"),
     endTime: text("end_time"),
-    inspector: { name: text("inspector_name"), role: text("inspector_title"), company: "", email: "", phone: "" },
+    inspector: text("inspector_name") || text("inspector_title") ? { name: text("inspector_name"), role: text("inspector_title"), company: "", email: "", phone: "" } : undefined,
     phase: text("phase"),
     weather: text("weather"),
     stormTriggered: type === "storm_event" ? true : type === "routine" ? false : undefined,
