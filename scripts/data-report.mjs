@@ -8,20 +8,9 @@
 // expires after the data was read is the report's news, not a regression). `--markdown` prints the README's "What we know"
 // table. Reads the built services (npm run build) and DATA_DIR like the services do.
 import { heldCounts, loadDataset as loadStormwater, nullFacts, stormwaterFacts } from "@permits/stormwater";
-import { BASIS_WORDS, factsByAge, isGovernmentUrl, namesOfficialSource, tallyFacts } from "@permits/rules";
+import { BASIS_WORDS, dateForms, factsByAge, isGovernmentUrl, namesOfficialSource, tallyFacts } from "@permits/rules";
 import { loadDataset as loadNwp, nwpDatasetVersion, nwpFacts, nwpNullFacts } from "@permits/nwp";
 const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-
-/** The ways a quote may write a yyyy-mm-dd date. */
-function dateForms(d) {
-  const [y, m, day] = d.split("-").map(Number);
-  const month = MONTHS[m - 1];
-  // "Sept." is the one common abbreviation longer than three letters (AP style).
-  const short = m === 9 ? ["Sep", "Sept"] : [month.slice(0, 3)];
-  return [d, `${month} ${day}, ${y}`, ...short.flatMap((s) => [`${s}. ${day}, ${y}`, `${s} ${day}, ${y}`]), `${day} ${month} ${y}`, `${m}/${day}/${y}`, `${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")}/${y}`];
-}
-
 const problems = [];
 function walk(o, path, visit) {
   if (Array.isArray(o)) o.forEach((x, i) => walk(x, `${path}[${i}]`, visit));

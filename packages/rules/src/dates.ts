@@ -18,3 +18,12 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 export function longDate(d: string): string {
   return `${Number(d.slice(8, 10))} ${MONTHS[Number(d.slice(5, 7)) - 1]} ${d.slice(0, 4)}`;
 }
+
+/** The ways a text may write a yyyy-mm-dd date: "March 15, 2026", "Mar. 15, 2026", "15 March 2026", "3/15/2026"... */
+export function dateForms(d: string): string[] {
+  const [y, m, day] = d.split("-").map(Number);
+  const month = MONTHS[m - 1];
+  // "Sept." is the one common abbreviation longer than three letters (AP style).
+  const short = m === 9 ? ["Sep", "Sept"] : [month.slice(0, 3)];
+  return [d, `${month} ${day}, ${y}`, ...short.flatMap((s) => [`${s}. ${day}, ${y}`, `${s} ${day}, ${y}`]), `${day} ${month} ${y}`, `${m}/${day}/${y}`, `${String(m).padStart(2, "0")}/${String(day).padStart(2, "0")}/${y}`];
+}

@@ -47,8 +47,8 @@ function statedFields(o: Obj): Record<string, unknown> | null {
   return Object.keys(out).length > 0 ? out : null;
 }
 
-/** An array element's name in a path: its id, code or number where it has one. */
-function elementKey(x: unknown, i: number): string {
+/** An array element's name in a path: its id, code or number where it has one (npm run data:verify finds a fact by it). */
+export function elementKey(x: unknown, i: number): string {
   if (isObj(x)) for (const k of ["id", "code", "number"]) if (typeof x[k] === "string" || typeof x[k] === "number") return String(x[k]);
   return String(i);
 }

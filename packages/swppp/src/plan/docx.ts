@@ -46,6 +46,7 @@ function documentOf(docx: Docx, m: PlanModel): InstanceType<Docx["Document"]> {
   ];
   return new Document({
     creator: "Permit determination service",
+    lastModifiedBy: "Permit determination service",
     title: m.title,
     sections: [{
       headers: { default: new Header({ children: banner }) },
