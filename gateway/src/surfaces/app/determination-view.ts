@@ -52,7 +52,7 @@ export function determinationView(d: Determination): Html {
     ? html`<p><strong>Permit:</strong> ${p.name}${p.permitNumber ? html` (${p.permitNumber})` : ""}, issued by ${p.agencyName || p.authority}. ${confidenceMark(p.confidence)} <span class="muted">Version ${p.version}</span></p>`
     : html`<p><strong>Permit:</strong> not identified. Ask ${agency}.</p>`;
   const requirements = d.requirements.length
-    ? html`<table class="stack"><thead><tr><th>Requirement</th><th>What it asks</th><th>Source</th></tr></thead><tbody>${d.requirements.map(requirementRow)}</tbody></table>`
+    ? html`<details><summary>Show the ${d.requirements.length} requirements, each with its source</summary><table class="stack"><thead><tr><th>Requirement</th><th>What it asks</th><th>Source</th></tr></thead><tbody>${d.requirements.map(requirementRow)}</tbody></table></details>`
     : html`<p class="notice"><strong>${d.notices.find((n) => n.startsWith("No requirements are listed because")) ?? "No requirements are listed."}</strong> An empty list does not mean nothing is required: ask ${agency}.</p>`;
   return html`<section aria-labelledby="determination"><h2 id="determination">Which permit, and what it requires</h2>
 <p><strong>${COVERAGE_WORDS[d.coverage] ?? "Coverage not known"}.</strong> ${d.coverageReason}</p>

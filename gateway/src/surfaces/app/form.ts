@@ -26,6 +26,8 @@ export function errorSummary(errors: FieldErrors | undefined): Html {
 
 interface FieldSpec {
   name: string;
+  /** The element's id where one page repeats the field (one form per record); else the name. */
+  id?: string;
   label: string;
   hint?: string;
   type?: "text" | "number" | "date" | "time" | "email" | "tel" | "password";
@@ -41,13 +43,15 @@ function errorsBeside(name: string, errors?: FieldErrors): Html {
 
 export function input(f: FieldSpec, values: Record<string, string>, errors?: FieldErrors): Html {
   const bad = (errors?.get(f.name) ?? []).length > 0;
-  return html`<label for="${f.name}">${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>
-${errorsBeside(f.name, errors)}<input id="${f.name}" name="${f.name}" type="${f.type ?? "text"}" value="${values[f.name] ?? ""}"${f.required ? html` required` : ""}${f.step ? html` step="${f.step}"` : ""}${f.maxlength ? html` maxlength="${f.maxlength}"` : ""}${bad ? html` aria-invalid="true" aria-describedby="${f.name}-error"` : ""}>`;
+  const id = f.id ?? f.name;
+  return html`<label for="${id}">${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>
+${errorsBeside(f.name, errors)}<input id="${id}" name="${f.name}" type="${f.type ?? "text"}" value="${values[f.name] ?? ""}"${f.required ? html` required` : ""}${f.step ? html` step="${f.step}"` : ""}${f.maxlength ? html` maxlength="${f.maxlength}"` : ""}${bad ? html` aria-invalid="true" aria-describedby="${f.name}-error"` : ""}>`;
 }
 
 export function textarea(f: FieldSpec, values: Record<string, string>, errors?: FieldErrors): Html {
-  return html`<label for="${f.name}">${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>
-${errorsBeside(f.name, errors)}<textarea id="${f.name}" name="${f.name}"${f.required ? html` required` : ""} maxlength="${f.maxlength ?? 2000}">${values[f.name] ?? ""}</textarea>`;
+  const id = f.id ?? f.name;
+  return html`<label for="${id}">${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>
+${errorsBeside(f.name, errors)}<textarea id="${id}" name="${f.name}"${f.required ? html` required` : ""} maxlength="${f.maxlength ?? 2000}">${values[f.name] ?? ""}</textarea>`;
 }
 
 export function select(f: FieldSpec & { options: readonly (readonly [string, string])[] }, values: Record<string, string>, errors?: FieldErrors): Html {

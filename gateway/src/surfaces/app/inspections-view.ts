@@ -18,8 +18,8 @@ function correctiveItem(siteId: string, c: CorrectiveAction, token: string, writ
   const overdue = c.status === CorrectiveActionStatus.OPEN && c.dueOn < today;
   const form = writable
     ? html`<details><summary>Mark it done</summary><form method="post" action="/app/sites/${siteId}/corrective-actions/${c.id}/complete">${csrfField(token)}
-${input({ name: "completed_on", label: "Date it was done", type: "date", required: true }, { completed_on: today })}
-${textarea({ name: "note", label: "What was done", required: true }, {})}
+${input({ name: "completed_on", id: `completed_on-${c.id}`, label: "Date it was done", type: "date", required: true }, { completed_on: today })}
+${textarea({ name: "note", id: `note-${c.id}`, label: "What was done", required: true }, {})}
 <p><button type="submit">Mark it done</button></p></form></details>`
     : "";
   return html`<li id="corrective-${c.id}"><strong>${c.description}</strong><br>Found ${c.foundOn}; due <span${overdue ? html` class="overdue"` : ""}>${c.dueOn}${overdue ? " (overdue)" : ""}</span>${form}</li>`;

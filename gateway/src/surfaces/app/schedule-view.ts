@@ -14,16 +14,19 @@ export function basisView(basis: readonly ItemBasis[]): Html {
   return html`${basis.map((b) => html`<br>${b.kind === "permit" ? ruleSource(b.rule) : html`<span class="muted">${b.words}</span>`}`)}`;
 }
 
-function item(label: string, i: ScheduleItem): Html {
-  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ?? "no date"}${i.overdue ? " (overdue)" : ""}. ${i.words}${basisView(i.basis)}</li>`;
+function item(label: string, i: ScheduleItem, said: ReadonlySet<string>): Html {
+  // A statement already shown above the list is not repeated beside each date.
+  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ?? "no date yet"}${i.overdue ? " (overdue)" : ""}.${said.has(i.words) ? "" : html` ${i.words}${basisView(i.basis)}`}</li>`;
 }
 
 export function scheduleView(s: Schedule): Html {
-  const storms = s.stormEvents.map((e) => item(`Inspection after ${e.inches} in. of rain on ${e.rainDate} (${e.status === "done" ? `done ${e.doneOn}` : e.status})`, e));
-  const reports = s.reports.filter((r) => r.completedOn === null).map((r) => item(`Report of the ${r.inspectionDate} inspection due`, r));
+  const said = new Set([...s.statements, s.frequency.words]);
+  const storms = s.stormEvents.map((e) => item(`Inspection after ${e.inches} in. of rain on ${e.rainDate} (${e.status === "done" ? `done ${e.doneOn}` : e.status})`, e, said));
+  const reports = s.reports.filter((r) => r.completedOn === null).map((r) => item(`Report of the ${r.inspectionDate} inspection due`, r, said));
+  const frequency = s.statements.includes(s.frequency.words) ? basisView(s.frequency.basis) : html` ${s.frequency.words}${basisView(s.frequency.basis)}`;
   return html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2>
 ${s.statements.map((t) => html`<p class="notice">${t}</p>`)}
 ${s.overdue.length ? html`<p class="overdue">Overdue: ${s.overdue.map((o) => `${o.words} (due ${o.due})`).join("; ")}</p>` : ""}
-<p><strong>How often:</strong> ${s.frequency.words}${basisView(s.frequency.basis)}</p>
-<ul>${item("Next routine inspection", s.nextRoutine)}${storms}${reports}</ul></section>`;
+<p><strong>How often:</strong>${frequency}</p>
+<ul>${item("Next routine inspection", s.nextRoutine, said)}${storms}${reports}</ul></section>`;
 }

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 
 export const APP_CSS = `*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a1a1a;background:#fff;line-height:1.5;font-size:1rem}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;margin:0;color:#1a1a1a;background:#fff;line-height:1.5;font-size:1rem}
 header{background:#0b3d5c;padding:.6rem 1rem}
 header nav{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}
 header a,header .link{color:#fff}
@@ -24,7 +24,7 @@ a{color:#0b5394}
 form.inline{display:inline;margin:0}
 button,.button{font:inherit;font-size:1rem;padding:.55rem 1rem;border:1px solid #0b3d5c;background:#0b3d5c;color:#fff;border-radius:4px;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:none;padding:0;text-decoration:underline;cursor:pointer}
-button.secondary{background:#fff;color:#0b3d5c}
+button.secondary,.button.secondary{background:#fff;color:#0b3d5c}
 label{display:block;font-weight:600;margin-top:.9rem}
 .hint{display:block;font-weight:400;color:#555;font-size:.92rem}
 input,select,textarea{font:inherit;font-size:1rem;width:100%;max-width:32rem;padding:.45rem;border:1px solid #767676;border-radius:4px;margin-top:.2rem}
@@ -32,6 +32,7 @@ input[type=checkbox],input[type=radio]{width:auto}
 textarea{min-height:4.5rem}
 fieldset{border:1px solid #ccc;margin:1rem 0;padding:.5rem 1rem 1rem;max-width:40rem}
 legend{font-weight:700}
+summary{cursor:pointer;color:#0b5394;text-decoration:underline;margin:.4rem 0}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.4rem .5rem}
 .cards{list-style:none;padding:0}
