@@ -3,8 +3,8 @@
 // inspection, try to change the signed one (refused), amend it, close the corrective action and
 // export. Every page is checked with axe-core (no serious or critical violation) and kept as a
 // screenshot under test-output/app/.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, writeFileSync } from "node:fs";
+import axeCore from "axe-core";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -16,7 +16,7 @@ import { CHROMIUM_PATH as CHROMIUM } from "./support/prerequisites.js";
 import { PNG } from "./support/app-browser.js";
 
 const OUT = path.resolve(import.meta.dirname, "../test-output/app");
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const AXE = axeCore.source;
 const PHOTO = path.join(os.tmpdir(), `app-browser-${process.pid}.png`);
 
 let gw: Embedded;

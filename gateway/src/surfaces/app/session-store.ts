@@ -1,7 +1,7 @@
 // Where the app's sessions live, keyed by the SHA-256 of the session id (the cookie's value is
 // never stored): Redis when the gateway has REDIS_URL (every replica sees every session), else an
 // LMDB file under STATE_DIR (the embedded deployment; several processes on one STATE_DIR share
-// it), or memory in tests. A record past its idle limit is treated as absent and removed.
+// it). A record past its idle limit is treated as absent and removed.
 import { createHash } from "node:crypto";
 import type { AppAccess, Plan } from "@permits/proto/entitlement/v1/entitlement";
 
@@ -31,20 +31,6 @@ function parseRecord(value: unknown): SessionRecord | undefined {
   const v = value as Partial<SessionRecord> | null;
   const ok = v !== null && typeof v === "object" && typeof v.accountId === "string" && typeof v.keyId === "string" && typeof v.plan === "number" && typeof v.access === "number" && typeof v.createdAt === "number" && typeof v.seenAt === "number";
   return ok ? (v as SessionRecord) : undefined;
-}
-
-export class MemorySessionStore implements SessionStore {
-  private readonly records = new Map<string, SessionRecord>();
-  async get(digest: string) {
-    return this.records.get(digest);
-  }
-  async put(digest: string, record: SessionRecord) {
-    this.records.set(digest, { ...record });
-  }
-  async delete(digest: string) {
-    this.records.delete(digest);
-  }
-  async close() {}
 }
 
 const PREFIX = "app-session:";
