@@ -1,8 +1,8 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
-// src/testing.ts or src/test-support.ts for test support (package.json "exports" lists only these).
+// src/testing.ts for test support (package.json "exports" lists only these).
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing|test-support)\\.ts$";
+const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -36,6 +36,13 @@ module.exports = {
       to: { path: ["^(node:)?(fs|fs/promises|net|http|http2|https|dgram|child_process)$", "(^|/)node_modules/(redis|ioredis|@redis/[^/]+|lmdb)/"] },
     },
     {
+      name: "engines-stay-in-their-room",
+      comment: "An engine imports only its own files and the shared packages: what the service around it holds (its changelog, dataset loading, handlers) imports the engine, never the reverse.",
+      severity: "error",
+      from: { path: "^services/([^/]+)/src/engine/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^services/$1/src/", pathNot: "^services/$1/src/engine/" },
+    },
+    {
       name: "swppp-pure",
       comment: "The plan document and the inspection schedule are pure: no files, sockets, HTTP, processes or stores; dates are inputs, never the clock (tests may read the dataset).",
       severity: "error",
@@ -46,7 +53,7 @@ module.exports = {
       name: "swppp-below-services",
       comment: "The pure package is used by the app; it reaches no service (its tests take real answers from the stormwater engine through its front door).",
       severity: "error",
-      from: { path: "^packages/swppp/src/", pathNot: "(\\.test|/test-support)\\.ts$" },
+      from: { path: "^packages/swppp/src/", pathNot: "(\\.test|/testing)\\.ts$" },
       to: { path: "^(services|gateway|packages/(runtime|rpc))/" },
     },
     {
@@ -70,6 +77,41 @@ module.exports = {
       to: { path: "^packages/runtime/" },
     },
     {
+      name: "http-is-plumbing",
+      comment: "gateway/src/http holds the HTTP plumbing every route shares: it knows no service (their clients, deps or protobuf messages) and no feature (access, surfaces); features sit above it.",
+      severity: "error",
+      from: { path: "^gateway/src/http/", pathNot: "\\.test\\.ts$" },
+      to: {
+        path: [
+          "^gateway/src/(access|surfaces|mcp|rpc)/",
+          "^gateway/src/(app|clients|deps|wiring|main|config|index)\\.ts$",
+          "^services/",
+          "^proto/gen/permits/(?!common/)[^/]+/",
+        ],
+      },
+    },
+    {
+      name: "state-sits-on-runtime",
+      comment: "@permits/state opens state with what the runtime gives (configuration, breaker, timeouts): no transport, service or gateway.",
+      severity: "error",
+      from: { path: "^packages/state/" },
+      to: { path: "^(packages/rpc|services|gateway)/" },
+    },
+    {
+      name: "state-above-the-shared-layers",
+      comment: "rules, runtime and rpc load no state: services and the gateway reach it through @permits/state.",
+      severity: "error",
+      from: { path: "^packages/(rules|runtime|rpc)/" },
+      to: { path: "^packages/state/" },
+    },
+    {
+      name: "state-opens-in-one-place",
+      comment: "Redis clients and LMDB files are opened by @permits/state only (one recipe, one STATE_DIR); tests may poke at Redis directly.",
+      severity: "error",
+      from: { path: "^(packages|services|gateway)/", pathNot: ["^packages/state/", "\\.test\\.ts$"] },
+      to: { path: "(^|/)node_modules/(redis|@redis/[^/]+|lmdb)/" },
+    },
+    {
       name: "resolvable",
       comment: "Every import resolves (so no rule above is dodged by a path the checker cannot follow).",
       severity: "error",
@@ -78,8 +120,10 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: ["(^|/)dist/", "(^|/)node_modules/", "^proto/gen/"] },
+    // Third-party modules and the generated protobuf code are in the graph (so rules can name
+    // them) but not followed; build output is left out.
+    doNotFollow: { path: ["node_modules", "^proto/gen/"] },
+    exclude: { path: "^(packages/[^/]+|services/[^/]+|gateway|proto|clients/[^/]+)/dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.depcruise.json" },
     enhancedResolveOptions: {

@@ -23,6 +23,7 @@ COPY package.json package-lock.json ./
 COPY proto/package.json proto/
 COPY packages/rules/package.json packages/rules/
 COPY packages/runtime/package.json packages/runtime/
+COPY packages/state/package.json packages/state/
 COPY packages/rpc/package.json packages/rpc/
 COPY packages/swppp/package.json packages/swppp/
 COPY services/stormwater/package.json services/stormwater/
@@ -60,6 +61,8 @@ COPY --from=build /app/packages/rules/package.json packages/rules/
 COPY --from=build /app/packages/rules/dist packages/rules/dist
 COPY --from=build /app/packages/runtime/package.json packages/runtime/
 COPY --from=build /app/packages/runtime/dist packages/runtime/dist
+COPY --from=build /app/packages/state/package.json packages/state/
+COPY --from=build /app/packages/state/dist packages/state/dist
 COPY --from=build /app/packages/rpc/package.json packages/rpc/
 COPY --from=build /app/packages/rpc/dist packages/rpc/dist
 COPY --from=build /app/packages/swppp/package.json packages/swppp/

@@ -8,9 +8,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DEFAULT_LIMITS } from "@permits/rpc";
-import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
+import { DEFAULT_REDIS_TIMEOUT_MS, DEFAULT_STATE_DIR } from "@permits/state";
 import { readGatewayConfig } from "@permits/gateway";
-import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_REDIS_PREFIX, DEFAULT_STATE_DIR, DEFAULT_STRIPE_URL } from "@permits/entitlement/testing";
+import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_REDIS_PREFIX, DEFAULT_STRIPE_URL } from "@permits/entitlement/testing";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -147,7 +147,7 @@ describe("the README's keys table", () => {
 /** Source files the deployments run (tests and test doubles left out). */
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !/(\.test\.ts|^test-support\.ts|^testing\.ts|^fake-.*\.ts)$/.test(e.name))
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && !/(\.test\.ts|^testing\.ts|^fake-.*\.ts)$/.test(e.name))
     .map((e) => path.join(e.parentPath, e.name));
 }
 

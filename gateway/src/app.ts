@@ -32,7 +32,7 @@ import { isLoopback } from "@permits/rpc";
 import { CheckoutCatalogue, checkoutRoutes } from "./surfaces/checkout/routes.js";
 import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 import { appPlugin } from "./surfaces/app/plugin.js";
-import { lmdbSessionStore, redisSessionStore } from "./surfaces/app/session-store.js";
+import { lazySessionStore, lmdbSessionStore, redisSessionStore } from "./surfaces/app/session-store.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const metrics = given.metrics ?? new Registry();
@@ -88,8 +88,9 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(checkoutPlugin, { routes: checkout });
   await app.register(mcpTransport, { deps, routes });
   // The app (issue 40): its sessions in Redis when the gateway has one, else in STATE_DIR.
-  const sessions = deps.appSessions ?? (config.REDIS_URL ? await redisSessionStore(config.REDIS_URL) : await lmdbSessionStore(config.STATE_DIR));
-  if (!deps.appSessions) app.addHook("onClose", () => sessions.close());
+  const { state } = config;
+  const sessions = lazySessionStore(() => (state.backend === "redis" ? redisSessionStore(state.url) : lmdbSessionStore(state.stateDir)));
+  app.addHook("onClose", () => sessions.close());
   await app.register(appPlugin, { deps, sessions });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
 

@@ -7,7 +7,6 @@ import type { Clock, HostedService, Logger } from "@permits/runtime";
 import type { InternalToken } from "@permits/rpc";
 import type { ServiceClients } from "./clients.js";
 import type { GatewayConfig } from "./config.js";
-import type { SessionStore } from "./surfaces/app/session-store.js";
 
 export interface AppDeps {
   clients: ServiceClients;
@@ -22,8 +21,6 @@ export interface AppDeps {
   metrics?: Registry;
   /** A server span per public request (the SDK is started by main, from the OTEL_* variables). */
   tracing?: boolean;
-  /** Where the app keeps its sessions; Redis (REDIS_URL) or LMDB in STATE_DIR when absent. */
-  appSessions?: SessionStore;
   /** Counters of the gateway's parts, on `metrics` (buildApp sets them). */
   instruments?: GatewayInstruments;
 }

@@ -4,9 +4,9 @@
 // interceptor chains: the gateway's client chain, then the service's own (pipeline.ts).
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createClient as createRedisClient } from "redis";
 import { createDirectTransport, createH2Transport, directRoute, readInternalTokens, readSecret, sendToken, SESSION_MEMORY_MB, withInterceptors } from "@permits/rpc";
 import { type BuildContext, type BuiltService, ConfigError, type HostedService } from "@permits/runtime";
+import { redisProbe } from "@permits/state";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
 import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { NwpService } from "@permits/proto/nwp/v1/nwp";
@@ -125,30 +125,5 @@ async function inProcess(build: Builder, ctx: BuildContext, chain: readonly Inte
     transport: createDirectTransport([directRoute(built.service, built.impl)], { interceptors: chain, logger: ctx.logger }),
     ready: built.ready ?? (async () => true),
     close: built.close,
-  };
-}
-
-function redisProbe(url: string) {
-  const client = createRedisClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 1000, reconnectStrategy: (n) => Math.min(n * 200, 2000) } });
-  client.on("error", () => {}); // reported through /readyz, not as an unhandled event
-  const connecting = client.connect().catch(() => undefined);
-  return {
-    ping: async () => {
-      await connecting;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timeout")), 500);
-      });
-      try {
-        return (await Promise.race([client.ping(), timeout])) === "PONG";
-      } catch {
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    close: async () => {
-      await client.close().catch(() => undefined);
-    },
   };
 }

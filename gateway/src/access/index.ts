@@ -16,9 +16,9 @@ import { KeylessCallers } from "@permits/entitlement";
 import { meter, refundUnanswered, withStanding, writeStanding, type MeterDeps, type QuotaCharge } from "./meter.js";
 import { routeAccess, type RouteAccess } from "./options.js";
 
-export type { AccessOptions } from "./options.js";
 export { entitlementOutage } from "./identify.js";
 export { tierWord } from "./headers.js";
+export { withIdempotency } from "./idempotency.js";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,9 +1,8 @@
 // Every public route is declared once, through `defineRoute`, so the discovery index, the
 // OpenAPI document, the 405 guards and the vocabulary of each path all come from one table.
 import type { DescMessage } from "@bufbuild/protobuf";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { AccessOptions } from "../access/index.js";
 import { Problem, type Surface } from "./problems.js";
 
 export type HttpMethod = "GET" | "POST";
@@ -46,8 +45,12 @@ export interface RouteSpec {
   method: HttpMethod;
   url: string;
   surface: Surface;
-  /** Identify the caller and meter the route (the access plugin); absent: public and unmetered, like discovery, OpenAPI and pricing. */
-  access?: AccessOptions;
+  /**
+   * Identify the caller and meter the route (the access plugin); absent: public and unmetered, like
+   * discovery, OpenAPI and pricing. Its type is the route option access/ declares on Fastify's
+   * route config (as @fastify/rate-limit declares `config.rateLimit`), so the table needs no access/.
+   */
+  access?: FastifyContextConfig["access"];
   doc: RouteDoc;
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }

@@ -18,6 +18,15 @@ export const nonNegativeInt = makeValidator<number>((input) => {
   return n;
 });
 
+/** A timeout: whole milliseconds from 1 to 60000. */
+export const timeoutMillis = makeValidator<number>((input) => {
+  const text = String(input).trim();
+  if (!/^\d+$/.test(text)) throw new Error("must be a whole number of milliseconds");
+  const ms = Number(text);
+  if (ms < 1 || ms > 60000) throw new Error("must be between 1 and 60000");
+  return ms;
+});
+
 /** An optional URL: unset or empty means "not configured". */
 export const optionalUrl = makeValidator<string | undefined>((input) => {
   try {
@@ -30,6 +39,11 @@ export const optionalUrl = makeValidator<string | undefined>((input) => {
 });
 
 export class ConfigError extends Error {}
+
+/** The error of one bad variable, worded as readEnv words it (for checks across variables). */
+export function configError(variable: string, why: string): ConfigError {
+  return new ConfigError(`invalid configuration: ${variable}: ${why}`);
+}
 
 /** Reads and validates variables; throws ConfigError naming every bad one (never exits by itself). */
 export function readEnv<S extends Record<string, ValidatorSpec<unknown>>>(specs: S, source: NodeJS.ProcessEnv = process.env): CleanedEnv<S> {

@@ -1,6 +1,3 @@
-/** The documented default of REDIS_TIMEOUT_MS: the longest any call waits on Redis. */
-export const DEFAULT_REDIS_TIMEOUT_MS = 250;
-
 /** What withTimeout rejects with: the call got no answer in time (circuit breakers count these). */
 export class TimeoutError extends Error {
   constructor(message: string) {

@@ -1,7 +1,7 @@
 // Corrective-action deadlines on real answers, with fixed dates.
 import { describe, expect, it } from "vitest";
 import { correctiveActionDeadlines } from "./index.js";
-import { answer } from "./test-support.js";
+import { answer } from "./testing.js";
 
 const byId = (r: ReturnType<typeof correctiveActionDeadlines>) => Object.fromEntries(r.deadlines.map((d) => [d.rule.id, [d.due, d.words]]));
 

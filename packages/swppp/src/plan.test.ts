@@ -7,7 +7,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FIXED_NOTICES } from "@permits/stormwater";
 import { NOTICES, buildPlanModel, generatePlan, type PlanInput } from "./index.js";
-import { answer, credentialOf } from "./test-support.js";
+import { answer, credentialOf } from "./testing.js";
 import { wordProblems } from "../../../test/support/answer-words.js";
 
 const SCRIPT = "<script>alert(1)</script>";

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { inspectionSchedule, type InspectionRecord, type RainEvent } from "./index.js";
-import { answer } from "./test-support.js";
+import { answer } from "./testing.js";
 import { wordProblems } from "../../../test/support/answer-words.js";
 
 const MA = answer("MA");

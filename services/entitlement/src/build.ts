@@ -1,16 +1,11 @@
-import { type BuildContext, type BuiltService, ConfigError } from "@permits/runtime";
+import type { BuildContext, BuiltService } from "@permits/runtime";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
-import { createEntitlementDeps, loadEntitlementConfig } from "./config.js";
+import { createEntitlementDeps } from "./config.js";
 import { providerMetrics } from "./provider-metrics.js";
 import { createEntitlementService } from "./service.js";
 
 /** The entitlement service: key store (file or Redis) and payment provider from the environment. */
 export async function build(ctx: BuildContext): Promise<BuiltService<typeof EntitlementService>> {
-  try {
-    loadEntitlementConfig(ctx.env);
-  } catch (e) {
-    throw new ConfigError(`invalid configuration: ${(e as Error).message}`);
-  }
   // Started while Redis is away, it serves as during any Redis outage (keyed calls answered
   // Unavailable, retryable) instead of waiting: a restart or a rollout then never hangs on Redis.
   const deps = await createEntitlementDeps(ctx.env, { logger: ctx.logger, clock: ctx.clock, waitForRedis: false });

@@ -27,7 +27,7 @@ describe("checkout configuration", () => {
   });
 
   it("refuses a price id that is not one, naming the variable", () => {
-    expect(() => loadCheckoutConfig({ STRIPE_WEBHOOK_SECRET: "whsec_abc", STRIPE_PRICE_STORMWATER_SCALE: "prod_123" }, "stripe", [])).toThrow("STRIPE_PRICE_STORMWATER_SCALE must be a Stripe price id (price_…)");
+    expect(() => loadCheckoutConfig({ STRIPE_WEBHOOK_SECRET: "whsec_abc", STRIPE_PRICE_STORMWATER_SCALE: "prod_123" }, "stripe", [])).toThrow("invalid configuration: STRIPE_PRICE_STORMWATER_SCALE: must be a Stripe price id (price_…)");
   });
 
   it("turns checkout off without a webhook secret, and warns when prices were set for it", () => {

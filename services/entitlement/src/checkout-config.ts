@@ -4,8 +4,9 @@
 //   STRIPE_PRICE_STORMWATER_PRO, STRIPE_PRICE_STORMWATER_SCALE, STRIPE_PRICE_NWP_PRO
 //                                     the Stripe price id (price_…) of each plan; a plan without
 //                                     one is not sold. Amounts are read from Stripe.
+import { makeExactValidator } from "envalid";
 import { readSecret } from "@permits/rpc";
-import type { Clock } from "@permits/runtime";
+import { configError, readEnv, type Clock } from "@permits/runtime";
 import { CHECKOUT_PLANS, CheckoutNotConfiguredError, type CheckoutProvider, type PlanPrice } from "./checkout-plans.js";
 import { LocalCheckout } from "./checkout-local.js";
 import { StripeCheckout } from "./checkout-stripe.js";
@@ -20,29 +21,35 @@ export type CheckoutConfig =
 
 const PRICE_ID_RE = /^price_[A-Za-z0-9_]{1,200}$/;
 
-/** `payment`: PAYMENT_PROVIDER as config.ts read it. Throws an Error naming a bad variable. */
+const priceId = makeExactValidator<string>((input) => {
+  const id = input.trim();
+  if (!PRICE_ID_RE.test(id)) throw new Error("must be a Stripe price id (price_…)");
+  return id;
+});
+
+/** `payment`: PAYMENT_PROVIDER as config.ts read it. Throws a ConfigError naming a bad variable. */
 export function loadCheckoutConfig(env: Env, payment: "local" | "stripe", warnings: string[]): CheckoutConfig {
   if (payment === "local") return { provider: "local" };
   const webhookSecret = readSecret(env, "STRIPE_WEBHOOK_SECRET");
-  // Named one by one, so every variable read here is visible where it is read.
-  const given: Record<string, string | undefined> = {
-    stormwater_pro: env.STRIPE_PRICE_STORMWATER_PRO,
-    stormwater_scale: env.STRIPE_PRICE_STORMWATER_SCALE,
-    nwp_pro: env.STRIPE_PRICE_NWP_PRO,
-  };
+  const given = readEnv(
+    {
+      STRIPE_PRICE_STORMWATER_PRO: priceId({ default: undefined, desc: "Stripe price id of the stormwater Pro plan; unset: not sold." }),
+      STRIPE_PRICE_STORMWATER_SCALE: priceId({ default: undefined, desc: "Stripe price id of the stormwater Scale plan; unset: not sold." }),
+      STRIPE_PRICE_NWP_PRO: priceId({ default: undefined, desc: "Stripe price id of the NWP Pro plan; unset: not sold." }),
+    },
+    env,
+  );
   const priceIds: Record<string, string> = {};
   for (const p of CHECKOUT_PLANS) {
-    const id = given[p.id]?.trim();
-    if (!id) continue;
-    if (!PRICE_ID_RE.test(id)) throw new Error(`${p.priceVariable} must be a Stripe price id (price_…)`);
-    priceIds[p.id] = id;
+    const id = (given as Record<string, unknown>)[p.priceVariable] as string | undefined;
+    if (id) priceIds[p.id] = id;
   }
   if (webhookSecret === undefined) {
     const reason = "checkout is not configured here (STRIPE_WEBHOOK_SECRET is not set)";
     if (Object.keys(priceIds).length > 0) warnings.push(`STRIPE_PRICE_* is set but STRIPE_WEBHOOK_SECRET is not: ${reason}`);
     return { provider: "off", reason };
   }
-  if (/\s/.test(webhookSecret)) throw new Error("STRIPE_WEBHOOK_SECRET must not contain whitespace");
+  if (/\s/.test(webhookSecret)) throw configError("STRIPE_WEBHOOK_SECRET", "must not contain whitespace");
   return { provider: "stripe", webhookSecret, priceIds };
 }
 

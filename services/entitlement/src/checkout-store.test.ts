@@ -9,8 +9,8 @@ import { createClient } from "redis";
 import { generateKeyId, generateKeySecret, randomBase62, sha256Hex } from "./keys.js";
 import { seal, unseal, type Fulfilment } from "./checkout-store.js";
 import type { EntitlementStore, StoredKey } from "./store.js";
-import { LmdbStore } from "./store-lmdb.js";
-import { RedisStore } from "./store-redis.js";
+import { LmdbStore } from "./lmdb-store.js";
+import { RedisStore } from "./redis-store.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,8 +1,8 @@
-// Builds the service's dependencies from the environment. Every value is validated up front and a
-// bad one throws an Error naming the variable (never echoing a secret's value).
+// Builds the service's dependencies from the environment. Every value is validated up front
+// (readEnv, as in every service) and a bad one throws a ConfigError naming the variable (never
+// echoing a secret's value).
 //
-//   STATE_DIR                    LMDB store directory (default ./.state); ignored when REDIS_URL is set
-//   REDIS_URL                    redis:// or rediss:// URL; selects the Redis store
+//   STATE_DIR, REDIS_URL, REDIS_TIMEOUT_MS  where the key store lives (@permits/state's readStateBackend)
 //   ENTITLEMENT_REDIS_PREFIX     Redis key prefix (default "permits:entitlement:")
 //   SANDBOX_KEY                  public sandbox key (documented default svc_sandbox_public)
 //   LEGACY_KEY_SECRET            HMAC secret of NWP (legacy) live keys. The default is a
@@ -12,33 +12,30 @@
 //   PAYMENT_PROVIDER_API_KEY     stripe secret key (or PAYMENT_PROVIDER_API_KEY_FILE); required when PAYMENT_PROVIDER=stripe
 //   STRIPE_WEBHOOK_SECRET, STRIPE_PRICE_*  checkout (checkout-config.ts)
 //   PAYMENT_PROVIDER_TIMEOUT_MS  provider timeout in ms (default 2000)
-//   REDIS_TIMEOUT_MS             longest wait for one Redis command (default 250); a silent Redis
-//                                then answers 503 instead of holding the request
-import path from "node:path";
-import { type Clock, DEFAULT_REDIS_TIMEOUT_MS, systemClock } from "@permits/runtime";
+import { makeExactValidator, makeValidator } from "envalid";
 import type { Logger } from "pino";
-import { readBreakerOptions, type BreakerOptions } from "@permits/runtime";
-import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
+import { type Clock, configError, readEnv, systemClock, timeoutMillis } from "@permits/runtime";
 import { readSecret } from "@permits/rpc";
+import { readStateBackend, type StateBackend } from "@permits/state";
+import { DEFAULT_SANDBOX_KEY, LEGACY_PREFIX, LIVE_PREFIX, TEST_PREFIX } from "./keys.js";
 import { createCheckout, type Checkout } from "./checkout.js";
 import { createCheckoutProvider, loadCheckoutConfig, type CheckoutConfig } from "./checkout-config.js";
 import { LocalProvider, type PaymentProvider } from "./provider.js";
 import { StripeProvider, stripeEndpoint } from "./provider-stripe.js";
 import type { EntitlementServiceDeps } from "./service.js";
 import type { EntitlementStore } from "./store.js";
-import { LmdbStore } from "./store-lmdb.js";
-import { DEFAULT_REDIS_PREFIX, RedisStore } from "./store-redis.js";
+import { LmdbStore } from "./lmdb-store.js";
+import { DEFAULT_REDIS_PREFIX, RedisStore } from "./redis-store.js";
 
 /** Development-only default; anyone can derive NWP (legacy) keys with it. */
 export const DEV_LEGACY_KEY_SECRET = "dev-only-legacy-key-secret-do-not-use-in-production";
-export const DEFAULT_STATE_DIR = "./.state";
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 2000;
 export const DEFAULT_STRIPE_URL = "https://api.stripe.com";
 
 type Env = Record<string, string | undefined>;
 
 export interface EntitlementConfig {
-  store: { backend: "lmdb"; stateDir: string } | { backend: "redis"; url: string; prefix: string; timeoutMs: number; breaker: BreakerOptions };
+  store: Extract<StateBackend, { backend: "lmdb" }> | (Extract<StateBackend, { backend: "redis" }> & { prefix: string });
   sandboxKey: string;
   legacySecret: string;
   provider: { name: "local" } | { name: "stripe"; url: string; apiKey: string; timeoutMs: number };
@@ -47,85 +44,71 @@ export interface EntitlementConfig {
   warnings: string[];
 }
 
-function fail(variable: string, why: string): never {
-  throw new Error(`${variable} ${why}`);
-}
+const redisPrefix = makeValidator<string>((input) => {
+  if (/\s/.test(input.trim())) throw new Error("must not contain whitespace");
+  return input.trim();
+});
 
-/** Treats unset and empty the same, as shells and compose files often export empty values. */
-function read(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === "" ? undefined : v.trim();
-}
+const sandboxKey = makeValidator<string>((input) => {
+  const key = input.trim();
+  if (!/^[A-Za-z0-9_-]{8,128}$/.test(key)) throw new Error("must be 8 to 128 characters of letters, digits, '_' or '-'");
+  // The sandbox key must never be mistaken for (or shadow) a live, test or legacy key.
+  if (key.startsWith(LIVE_PREFIX) || key.startsWith(TEST_PREFIX) || key.startsWith(`${LEGACY_PREFIX}_`)) {
+    throw new Error(`must not start with ${LIVE_PREFIX}, ${TEST_PREFIX} or ${LEGACY_PREFIX}_`);
+  }
+  return key;
+});
 
-/** A timeout variable: whole milliseconds from 1 to 60000. */
-function readMs(env: Env, name: string, fallback: number): number {
-  const text = read(env, name);
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) fail(name, "must be a whole number of milliseconds");
-  const ms = Number(text);
-  if (ms < 1 || ms > 60000) fail(name, "must be between 1 and 60000");
-  return ms;
-}
+const legacySecret = makeExactValidator<string>((input) => {
+  if (input.trim().length < 16) throw new Error("must be at least 16 characters");
+  return input.trim();
+});
+
+const paymentProvider = makeValidator<"local" | "stripe">((input) => {
+  const name = input.trim();
+  if (name !== "local" && name !== "stripe") throw new Error("must be local or stripe");
+  return name;
+});
+
+const stripeUrl = makeValidator<string>((input) => {
+  const url = input.trim();
+  try {
+    stripeEndpoint(url);
+  } catch (err) {
+    throw new Error(err instanceof TypeError ? "is not a URL" : (err as Error).message);
+  }
+  return url;
+});
 
 export function loadEntitlementConfig(env: Env = process.env): EntitlementConfig {
   const warnings: string[] = [];
+  const state = readStateBackend(env);
+  const v = readEnv(
+    {
+      ENTITLEMENT_REDIS_PREFIX: redisPrefix({ default: DEFAULT_REDIS_PREFIX, desc: "Prefix of the key store's Redis keys." }),
+      SANDBOX_KEY: sandboxKey({ default: DEFAULT_SANDBOX_KEY, desc: "The public sandbox key." }),
+      LEGACY_KEY_SECRET: legacySecret({ default: undefined, desc: "HMAC secret of NWP (legacy) live keys." }),
+      PAYMENT_PROVIDER: paymentProvider({ default: "local", desc: "local (subscriptions in the store) or stripe." }),
+      PAYMENT_PROVIDER_TIMEOUT_MS: timeoutMillis({ default: DEFAULT_PROVIDER_TIMEOUT_MS, desc: "Longest wait for the payment provider." }),
+    },
+    env,
+  );
+  const store: EntitlementConfig["store"] = state.backend === "redis" ? { ...state, prefix: v.ENTITLEMENT_REDIS_PREFIX } : state;
 
-  const redisUrl = read(env, "REDIS_URL");
-  let store: EntitlementConfig["store"];
-  if (redisUrl) {
-    let u: URL;
-    try {
-      u = new URL(redisUrl);
-    } catch {
-      fail("REDIS_URL", "is not a URL (expected redis://host:port)");
-    }
-    if (u.protocol !== "redis:" && u.protocol !== "rediss:") fail("REDIS_URL", "must use redis:// or rediss://");
-    const prefix = read(env, "ENTITLEMENT_REDIS_PREFIX") ?? DEFAULT_REDIS_PREFIX;
-    if (/\s/.test(prefix)) fail("ENTITLEMENT_REDIS_PREFIX", "must not contain whitespace");
-    store = { backend: "redis", url: redisUrl, prefix, timeoutMs: readMs(env, "REDIS_TIMEOUT_MS", DEFAULT_REDIS_TIMEOUT_MS), breaker: readBreakerOptions(env) };
-  } else {
-    const dir = read(env, "STATE_DIR") ?? DEFAULT_STATE_DIR;
-    if (dir.includes("\0")) fail("STATE_DIR", "is not a valid path");
-    store = { backend: "lmdb", stateDir: path.resolve(dir) };
-  }
-
-  const sandboxKey = read(env, "SANDBOX_KEY") ?? DEFAULT_SANDBOX_KEY;
-  if (!/^[A-Za-z0-9_-]{8,128}$/.test(sandboxKey)) {
-    fail("SANDBOX_KEY", "must be 8 to 128 characters of letters, digits, '_' or '-'");
-  }
-  // The sandbox key must never be mistaken for (or shadow) a live, test or legacy key.
-  if (sandboxKey.startsWith(LIVE_PREFIX) || sandboxKey.startsWith(TEST_PREFIX) || sandboxKey.startsWith(`${LEGACY_PREFIX}_`)) {
-    fail("SANDBOX_KEY", `must not start with ${LIVE_PREFIX}, ${TEST_PREFIX} or ${LEGACY_PREFIX}_`);
-  }
-
-  let legacySecret = read(env, "LEGACY_KEY_SECRET");
-  if (legacySecret === undefined) {
-    legacySecret = DEV_LEGACY_KEY_SECRET;
-    warnings.push("LEGACY_KEY_SECRET is not set: using the public development secret; set it in production");
-  } else if (legacySecret.length < 16) {
-    fail("LEGACY_KEY_SECRET", "must be at least 16 characters");
-  }
-
-  const providerName = read(env, "PAYMENT_PROVIDER") ?? "local";
-  if (providerName !== "local" && providerName !== "stripe") fail("PAYMENT_PROVIDER", "must be local or stripe");
-
-  const timeoutMs = readMs(env, "PAYMENT_PROVIDER_TIMEOUT_MS", DEFAULT_PROVIDER_TIMEOUT_MS);
+  if (v.LEGACY_KEY_SECRET === undefined) warnings.push("LEGACY_KEY_SECRET is not set: using the public development secret; set it in production");
 
   let provider: EntitlementConfig["provider"] = { name: "local" };
-  if (providerName === "stripe") {
-    const url = read(env, "PAYMENT_PROVIDER_URL") ?? DEFAULT_STRIPE_URL;
-    try {
-      stripeEndpoint(url);
-    } catch (err) {
-      fail("PAYMENT_PROVIDER_URL", err instanceof TypeError ? "is not a URL" : (err as Error).message);
-    }
-    const apiKey = readSecret(env, "PAYMENT_PROVIDER_API_KEY") ?? fail("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
-    if (/\s/.test(apiKey)) fail("PAYMENT_PROVIDER_API_KEY", "must not contain whitespace");
-    provider = { name: "stripe", url, apiKey, timeoutMs };
+  if (v.PAYMENT_PROVIDER === "stripe") {
+    // Read only for Stripe: a local provider ignores them.
+    const { PAYMENT_PROVIDER_URL: url } = readEnv({ PAYMENT_PROVIDER_URL: stripeUrl({ default: DEFAULT_STRIPE_URL, desc: "Stripe's base URL." }) }, env);
+    const apiKey = readSecret(env, "PAYMENT_PROVIDER_API_KEY");
+    if (apiKey === undefined) throw configError("PAYMENT_PROVIDER_API_KEY", "is required when PAYMENT_PROVIDER=stripe");
+    if (/\s/.test(apiKey)) throw configError("PAYMENT_PROVIDER_API_KEY", "must not contain whitespace");
+    provider = { name: "stripe", url, apiKey, timeoutMs: v.PAYMENT_PROVIDER_TIMEOUT_MS };
   }
 
-  const checkout = loadCheckoutConfig(env, providerName, warnings);
-  return { store, sandboxKey, legacySecret, provider, checkout, warnings };
+  const checkout = loadCheckoutConfig(env, v.PAYMENT_PROVIDER, warnings);
+  return { store, sandboxKey: v.SANDBOX_KEY, legacySecret: v.LEGACY_KEY_SECRET ?? DEV_LEGACY_KEY_SECRET, provider, checkout, warnings };
 }
 
 /** `waitForRedis: false` returns before Redis answers (see RedisStore.connect). */

@@ -7,7 +7,7 @@ import type { CliIo } from "./cli.js";
 export * from "./keys.js";
 export * from "./keyless.js";
 export * from "./legacy-state-file.js";
-export { ENTITLEMENT_DB_FILE, LmdbStore } from "./store-lmdb.js";
+export { ENTITLEMENT_DB_FILE, LmdbStore } from "./lmdb-store.js";
 export type { CliIo } from "./cli.js";
 
 /** Builds the entitlement service for a host (its main.ts, or the embedded gateway). */

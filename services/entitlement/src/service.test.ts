@@ -13,7 +13,7 @@ import { Writable } from "node:stream";
 import { deriveLegacyKey } from "./keys.js";
 import { LocalProvider, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
 import { createEntitlementService } from "./service.js";
-import { LmdbStore } from "./store-lmdb.js";
+import { LmdbStore } from "./lmdb-store.js";
 
 const SANDBOX = "svc_sandbox_public";
 const LEGACY_SECRET = "service-test-legacy-secret-123456";

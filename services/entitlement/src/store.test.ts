@@ -6,9 +6,9 @@ import path from "node:path";
 import { createClient } from "redis";
 import { generateKeyId, generateKeySecret, randomBase62, sha256Hex } from "./keys.js";
 import type { EntitlementStore, StoredKey } from "./store.js";
-import { ENTITLEMENT_DB_FILE, LmdbStore } from "./store-lmdb.js";
+import { ENTITLEMENT_DB_FILE, LmdbStore } from "./lmdb-store.js";
 import { LEGACY_STATE_FILE, MIGRATED_SUFFIX } from "./legacy-state-file.js";
-import { RedisStore } from "./store-redis.js";
+import { RedisStore } from "./redis-store.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createValidator, DATA_FILES, loadRawDataset, nwpDataDir, type DataFileKey } from "./dataset.js";
-import { isGovUrl, realDataset, urlsIn } from "./test-support.js";
+import { isGovUrl, realDataset, urlsIn } from "./testing.js";
 
 const dir = nwpDataDir();
 const read = (k: DataFileKey) => JSON.parse(fs.readFileSync(path.join(dir, DATA_FILES[k]), "utf8"));

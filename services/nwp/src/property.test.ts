@@ -1,6 +1,6 @@
 // Random requests only ever produce a determination or InvalidArgument, and the same request
 // always produces the same answer.
-import { TODAY } from "./test-support.js";
+import { TODAY } from "./testing.js";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { create } from "@bufbuild/protobuf";
@@ -9,7 +9,7 @@ import { badRequestOf } from "@permits/rules";
 import { DetermineRequestSchema, Verdict } from "@permits/proto/nwp/v1/nwp";
 import { determine } from "./engine/index.js";
 import { createNwpService } from "./service.js";
-import { isGovUrl, realDataset, urlsIn } from "./test-support.js";
+import { isGovUrl, realDataset, urlsIn } from "./testing.js";
 
 const ds = realDataset();
 const svc = createNwpService(ds, () => TODAY);

@@ -1,4 +1,4 @@
-import { TODAY } from "./test-support.js";
+import { TODAY } from "./testing.js";
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -9,7 +9,7 @@ import {
   GetStateCertificationRequestSchema, ListActivitiesRequestSchema, ListDistrictsRequestSchema, ListPermitsRequestSchema, Verdict,
 } from "@permits/proto/nwp/v1/nwp";
 import { createNwpService } from "./service.js";
-import { isGovUrl, project, readLimitsDataset, urlsIn } from "./test-support.js";
+import { isGovUrl, project, readLimitsDataset, urlsIn } from "./testing.js";
 
 const ds = readLimitsDataset(12, 29); // eligible paths need limits that may relax
 const svc = createNwpService(ds, () => TODAY);

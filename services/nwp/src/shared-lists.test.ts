@@ -7,7 +7,7 @@ import { DetermineBatchRequestSchema, DetermineBatchResponseSchema, DetermineReq
 import { createNwpService } from "./service.js";
 import type { PcnTriggerOut } from "./engine/index.js";
 import { SharedLists } from "./shared-lists.js";
-import { project, readLimitsDataset, TODAY } from "./test-support.js";
+import { project, readLimitsDataset, TODAY } from "./testing.js";
 
 const svc = createNwpService(readLimitsDataset(), () => TODAY); // eligible paths need limits that may relax
 const ctx = {} as never; // the handlers do not use the context

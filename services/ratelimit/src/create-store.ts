@@ -1,7 +1,8 @@
 // Chooses the store for the wiring code: Redis behind the per-instance memory fallback when a
 // REDIS_URL is given; otherwise LMDB in STATE_DIR (the embedded default), or memory only when no
 // state directory is given either (unit tests).
-import { type BreakerOptions, type Clock, DEFAULT_REDIS_TIMEOUT_MS } from "@permits/runtime";
+import type { BreakerOptions, Clock } from "@permits/runtime";
+import { DEFAULT_REDIS_TIMEOUT_MS } from "@permits/state";
 import { LmdbStore } from "./lmdb-store.js";
 import { MemoryStore } from "./memory-store.js";
 import { RedisStore } from "./redis-store.js";

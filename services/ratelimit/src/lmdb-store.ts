@@ -12,9 +12,7 @@
 //   their own (up to twice the burst across both), which docs/deployment.md records. It is checked and
 //   counted inside the same transaction callback, so a decision is still all or nothing.
 // Idempotency records live in LMDB too, each read-modify-write one transaction.
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { open, type Database, type RootDatabase } from "lmdb";
+import { openLmdb, type Database, type RootDatabase } from "@permits/state";
 import { MemoryStore } from "./memory-store.js";
 import {
   DEFAULT_IDEMPOTENCY_TIMES,
@@ -68,8 +66,7 @@ export class LmdbStore implements RateLimitStore {
   }
 
   static async open(stateDir: string, options: LmdbStoreOptions = {}): Promise<LmdbStore> {
-    await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    const root = open({ path: path.join(stateDir, RATELIMIT_DB_FILE), maxDbs: 4, noSync: options.noSync === true });
+    const root = await openLmdb(stateDir, RATELIMIT_DB_FILE, { maxDbs: 4, noSync: options.noSync });
     return new LmdbStore(
       root,
       root.openDB<StoredCounter, string>({ name: "counters" }),

@@ -1,6 +1,6 @@
 // Shared store on Redis (node-redis): one EVALSHA per operation, keys hash-tagged by subject so
 // a subject's windows sit in one cluster slot (a multi-key script requires that).
-import { createClient, defineScript, type CommandParser } from "redis";
+import { createRedisClient, defineScript, type CommandParser } from "@permits/state";
 import { BEGIN_LUA, COMPLETE_LUA, DECIDE_LUA, REFUND_LUA, RELEASE_LUA } from "./redis-scripts.js";
 import {
   DEFAULT_IDEMPOTENCY_TIMES,
@@ -37,7 +37,7 @@ const scripts = {
 };
 
 export interface RedisStoreOptions {
-  url?: string;
+  url: string;
   /** Prepended to every key; tests use a unique one each. */
   keyPrefix?: string;
   /** Per-command timeout; a decision never waits longer on Redis. */
@@ -50,17 +50,12 @@ export interface RedisStoreOptions {
 }
 
 function makeClient(o: RedisStoreOptions) {
-  return createClient({
+  return createRedisClient({
     url: o.url,
     scripts,
-    // Fail at once while disconnected instead of queueing behind a dead socket.
-    disableOfflineQueue: true,
-    commandOptions: { timeout: o.commandTimeoutMs ?? 150 },
-    socket: {
-      connectTimeout: o.connectTimeoutMs ?? 1000,
-      // Keep retrying forever (capped at 2 s) so shared counting resumes when Redis returns.
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
-    },
+    commandTimeoutMs: o.commandTimeoutMs ?? 150,
+    connectTimeoutMs: o.connectTimeoutMs,
+    onError: o.onError ?? (() => {}),
   });
 }
 
@@ -72,12 +67,10 @@ export class RedisStore implements RateLimitStore {
   private readonly times: IdempotencyTimes;
   private connecting?: Promise<void>;
 
-  constructor(options: RedisStoreOptions = {}) {
+  constructor(options: RedisStoreOptions) {
     this.client = makeClient(options);
     this.prefix = options.keyPrefix ?? "rl:";
     this.times = options.times ?? DEFAULT_IDEMPOTENCY_TIMES;
-    const onError = options.onError ?? (() => {});
-    this.client.on("error", (err: Error) => onError(err));
   }
 
   /** Starts connecting (once); resolves when the first connection is ready, retrying meanwhile. */

@@ -6,7 +6,8 @@
 // are not in Redis afterwards (a monthly ceiling can be overrun by what the outage admitted).
 // Paying callers are not refused for our failure; the gateway sees `degraded` and may log or
 // bill from it. Idempotency records written during an outage are per instance as well.
-import { Breaker, DEFAULT_BREAKER, DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout, type BreakerOptions } from "@permits/runtime";
+import type { BreakerOptions } from "@permits/runtime";
+import { DEFAULT_REDIS_TIMEOUT_MS, RedisBreaker } from "@permits/state";
 import { MemoryStore } from "./memory-store.js";
 import type { RedisStore } from "./redis-store.js";
 import type { BeginOutcome, DecideOutcome, Logger, RateLimitStore, StoredResponseData } from "./store.js";
@@ -26,23 +27,20 @@ export interface ResilientStoreOptions {
 
 export class ResilientStore implements RateLimitStore {
   private readonly fallback: MemoryStore;
-  private readonly timeoutMs: number;
   private readonly logger: Logger;
   private readonly observer?: StoreObserver;
   private outage = false;
-  private readonly breaker: Breaker;
+  private readonly breaker: RedisBreaker;
 
   constructor(
     readonly primary: RedisStore,
     options: ResilientStoreOptions,
   ) {
     this.fallback = options.fallback ?? new MemoryStore();
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.logger = options.logger;
     this.observer = options.observer;
-    // Timeouts only: other failures come fast and fall back at once anyway; counting them would
-    // hold the breaker open (up to a probe period) after Redis is back.
-    this.breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof TimeoutError);
+    // Timeouts only open it: other failures come fast and fall back at once anyway.
+    this.breaker = new RedisBreaker(options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS, options.breaker);
   }
 
   /** True while the last call fell back (Redis down). */
@@ -119,7 +117,7 @@ export class ResilientStore implements RateLimitStore {
     }
     try {
       // Open breaker: CircuitOpenError at once, and the fallback answers without the wait.
-      const value = await this.breaker.run(() => withTimeout(primary(), this.timeoutMs, "redis call"));
+      const value = await this.breaker.run(primary);
       if (this.outage) {
         this.outage = false;
         this.observer?.fallbackActive(false);

@@ -1,7 +1,7 @@
 // Test support (no vitest import, so it also compiles): the store kinds every suite runs
 // against, each with a unique Redis key prefix that is deleted afterwards.
 import { randomUUID } from "node:crypto";
-import { createClient } from "redis";
+import { createRedisClient } from "@permits/state";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -68,7 +68,7 @@ export function redisKind(url = TEST_REDIS_URL): StoreKind {
 }
 
 export async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const client = createClient({ url });
+  const client = createRedisClient({ url, onError: () => {} });
   await client.connect();
   try {
     for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {

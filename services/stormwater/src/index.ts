@@ -5,5 +5,5 @@ export { build } from "./build.js";
 export * from "./changelog.js";
 export * from "./dataset.js";
 export * from "./engine/index.js";
-export * from "./engine/holdings.js";
+export * from "./holdings.js";
 export * from "./service.js";

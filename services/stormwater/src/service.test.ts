@@ -5,7 +5,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { badRequestOf } from "@permits/rules";
 import { Confidence } from "@permits/proto/common/v1/common";
 import { Coverage, CredentialGate, SiteInputSchema, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
-import { TODAY } from "./test-support.js";
+import { TODAY } from "./testing.js";
 import { describe, expect, test } from "vitest";
 import { loadDataset } from "./dataset.js";
 import { createStormwaterService } from "./service.js";

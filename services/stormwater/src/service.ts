@@ -20,7 +20,7 @@ import {
   requirementsForSite,
 } from "./engine/index.js";
 import type { Dataset } from "./engine/types.js";
-import { coverageOf } from "./engine/holdings.js";
+import { coverageOf } from "./holdings.js";
 import { serviceChangelog, type Changelog } from "@permits/rules";
 import { stormwaterSnapshot } from "./changelog.js";
 

@@ -4,6 +4,7 @@
 // it). A record past its idle limit is treated as absent and removed.
 import { createHash } from "node:crypto";
 import type { AppAccess, Plan } from "@permits/proto/entitlement/v1/entitlement";
+import { createRedisClient, openLmdb } from "@permits/state";
 
 export interface SessionRecord {
   accountId: string;
@@ -36,9 +37,7 @@ function parseRecord(value: unknown): SessionRecord | undefined {
 const PREFIX = "app-session:";
 
 export async function redisSessionStore(url: string): Promise<SessionStore> {
-  const { createClient } = await import("redis");
-  const client = createClient({ url });
-  client.on("error", () => {}); // reported per call; the client reconnects on its own
+  const client = createRedisClient({ url, onError: () => {} }); // a failed call answers the page's own error
   await client.connect();
   return {
     get: async (d) => {
@@ -47,17 +46,30 @@ export async function redisSessionStore(url: string): Promise<SessionStore> {
     },
     put: async (d, r, ttlMs) => void (await client.set(PREFIX + d, JSON.stringify(r), { PX: ttlMs })),
     delete: async (d) => void (await client.del(PREFIX + d)),
-    close: async () => void (await client.quit()),
+    close: async () => void (await client.close()),
   };
 }
 
-export async function lmdbSessionStore(dir: string): Promise<SessionStore> {
-  const { open } = await import("lmdb");
-  const db = open<unknown, string>({ path: `${dir}/app-sessions`, compression: false });
+export async function lmdbSessionStore(stateDir: string): Promise<SessionStore> {
+  const db = await openLmdb(stateDir, "app-sessions", { maxDbs: 1 });
   return {
     get: async (d) => parseRecord(db.get(d)),
     put: async (d, r) => void (await db.put(d, r)),
     delete: async (d) => void (await db.remove(d)),
     close: async () => db.close(),
+  };
+}
+
+/** Opens the store on the first session read or write: a gateway nobody signs in to opens nothing. */
+export function lazySessionStore(open: () => Promise<SessionStore>): SessionStore {
+  let opening: Promise<SessionStore> | undefined;
+  const store = () => (opening ??= open());
+  return {
+    get: async (d) => (await store()).get(d),
+    put: async (d, r, ttlMs) => (await store()).put(d, r, ttlMs),
+    delete: async (d) => (await store()).delete(d),
+    close: async () => {
+      if (opening) await (await opening).close();
+    },
   };
 }

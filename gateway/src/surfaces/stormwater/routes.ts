@@ -11,7 +11,7 @@ import { parseFields, type FieldTable } from "../../http/fields.js";
 import { toPublicJson } from "../../http/public-json.js";
 import type { RouteSpec } from "../../http/route-table.js";
 import { stormwaterEnvelope } from "./envelope.js";
-import { withIdempotency } from "../../http/idempotency.js";
+import { withIdempotency } from "../../access/index.js";
 import { SITE_FIELDS } from "./site-input.js";
 import { stormwaterSchemas as S } from "./openapi-schemas.js";
 

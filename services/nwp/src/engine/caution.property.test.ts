@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mayRelax } from "@permits/rules";
 import { loadDataset } from "../dataset.js";
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { compileDataset, decide, type BasisWord, type DeterminationOut, type RawDataset, type RawLimit, type RawPermit, type ResourceType } from "./index.js";
 
 const real = loadDataset().raw;

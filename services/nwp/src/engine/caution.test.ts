@@ -2,7 +2,7 @@
 // only a fact that may relax (official text, agency form, or a prior edition an official source
 // says is unchanged) may relax it. "Not held" is never "not needed". Issue 27's reproductions.
 import { describe, expect, it } from "vitest";
-import { fixtureDataset, readLimitsDataset, TODAY } from "../test-support.js";
+import { fixtureDataset, readLimitsDataset, TODAY } from "../testing.js";
 import { loadDataset } from "../dataset.js";
 import { determine, type Dataset, type RawDataset } from "./index.js";
 

@@ -1,9 +1,9 @@
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { badRequestOf, ViolationReason } from "@permits/rules";
 import { decide, determine, validateProject, type NormalizedInput } from "./index.js";
-import { fixtureDataset, project, realDataset } from "../test-support.js";
+import { fixtureDataset, project, realDataset } from "../testing.js";
 
 const ds = realDataset();
 const run = (over: Record<string, unknown>) => determine(ds, project(over), TODAY).determination;

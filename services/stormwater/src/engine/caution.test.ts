@@ -5,7 +5,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, test } from "vitest";
 import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import { Coverage, SiteInputSchema, type Determination, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { loadDataset } from "../dataset.js";
 import { determineStormwater } from "./index.js";
 

@@ -1,5 +1,5 @@
 // The credential gate: applies-to-site rules and what a generated document is.
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { badRequestOf } from "@permits/rules";

@@ -1,5 +1,5 @@
 // Table tests for the honesty rules of document 1 and the coverage/authority rules of issue 3.
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { partlyReadPermitText } from "./texts.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Basis, Confidence } from "@permits/proto/common/v1/common";

@@ -1,5 +1,5 @@
 // Property: on any input the engine either answers or throws ConnectError InvalidArgument, and
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 // identical input gives a byte-identical determination.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -1,5 +1,5 @@
 // One test per 2022 CGP requirement id, with the concrete value, citation and confidence held.
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 import { create } from "@bufbuild/protobuf";
 import { Basis, Confidence } from "@permits/proto/common/v1/common";
 import { RequirementKind, SiteInputSchema, type Requirement, type SiteInput } from "@permits/proto/stormwater/v1/stormwater";

@@ -1,5 +1,5 @@
 // Table tests for every validation rule: each refusal is InvalidArgument with a BadRequest
-import { TODAY } from "../test-support.js";
+import { TODAY } from "../testing.js";
 // violation naming the field.
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";

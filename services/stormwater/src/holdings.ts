@@ -4,10 +4,10 @@ import { create } from "@bufbuild/protobuf";
 import { basisOf, type BasisTally, deepFreeze, lastCheckedByGroup, tallyFacts } from "@permits/rules";
 import { BasisCountSchema, type BasisCount } from "@permits/proto/common/v1/common";
 import { GetCoverageResponseSchema, JurisdictionCoverageSchema, type GetCoverageResponse } from "@permits/proto/stormwater/v1/stormwater";
-import { fixedByDocument1 } from "./contract.js";
-import { confidenceOf, gateOf, isWithheld } from "./messages.js";
-import type { Dataset } from "./types.js";
-import { stormwaterFacts } from "../changelog.js";
+import { fixedByDocument1 } from "./engine/contract.js";
+import { confidenceOf, gateOf, isWithheld } from "./engine/messages.js";
+import type { Dataset } from "./engine/types.js";
+import { stormwaterFacts } from "./changelog.js";
 
 export function basisCounts(t: BasisTally[]): BasisCount[] {
   return t.map((x) => create(BasisCountSchema, { basis: basisOf(x.basis), confidence: confidenceOf(x.confidence), count: x.count }));

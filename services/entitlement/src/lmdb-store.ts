@@ -2,11 +2,9 @@
 // key CLI) open at once. Every read-modify-write is one LMDB write transaction, so a key issued
 // by the CLI while the server writes is never lost, and a crash (even kill -9) leaves the last
 // committed state readable: LMDB never overwrites committed pages in place.
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import type { Database, RootDatabase } from "lmdb";
+import { openLmdb, type Database, type RootDatabase } from "@permits/state";
 import { migrateLegacyStateFile } from "./legacy-state-file.js";
-import { LmdbCheckoutStore } from "./checkout-store-lmdb.js";
+import { LmdbCheckoutStore } from "./lmdb-checkout-store.js";
 import type { CheckoutStore } from "./checkout-store.js";
 import { parseStoredKey, type EntitlementStore, type LocalSubscriptionStatus, type StoredKey } from "./store.js";
 
@@ -26,11 +24,7 @@ export class LmdbStore implements EntitlementStore {
 
   /** Opens (creating if needed) the store in `stateDir` and imports a pre-LMDB `entitlement.json` once. */
   static async open(stateDir: string): Promise<LmdbStore> {
-    await mkdir(stateDir, { recursive: true, mode: 0o700 }); // holds key hashes: owner only
-    // lmdb (a native module) is loaded here, not at import: the gateway imports this package for
-    // its key scheme alone (index.ts), and a gateway reaching entitlement remotely never opens a store.
-    const { open } = await import("lmdb");
-    const root = open({ path: path.join(stateDir, ENTITLEMENT_DB_FILE), maxDbs: 8 });
+    const root = await openLmdb(stateDir, ENTITLEMENT_DB_FILE, { maxDbs: 8 });
     const store = new LmdbStore(
       root,
       root.openDB<StoredKey, string>({ name: "keys" }),

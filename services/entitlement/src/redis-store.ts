@@ -3,9 +3,9 @@
 //   <prefix>keys    id      -> JSON StoredKey
 //   <prefix>hashes  sha256  -> id
 //   <prefix>subs    subId   -> local subscription status
-import { createClient, ErrorReply } from "redis";
-import { Breaker, CircuitOpenError, DEFAULT_BREAKER, DEFAULT_REDIS_TIMEOUT_MS, TimeoutError, withTimeout, type BreakerOptions } from "@permits/runtime";
-import { RedisCheckoutStore } from "./checkout-store-redis.js";
+import type { BreakerOptions } from "@permits/runtime";
+import { createRedisClient, DEFAULT_REDIS_TIMEOUT_MS, ErrorReply, RedisBreaker, type RedisClient } from "@permits/state";
+import { RedisCheckoutStore } from "./redis-checkout-store.js";
 import {
   isLocalSubscriptionStatus,
   parseStoredKey,
@@ -16,8 +16,6 @@ import {
 } from "./store.js";
 
 export const DEFAULT_REDIS_PREFIX = "permits:entitlement:";
-
-type Client = ReturnType<typeof createClient>;
 
 export interface RedisStoreOptions {
   url: string;
@@ -45,10 +43,9 @@ export class RedisStore implements EntitlementStore {
   private readonly subsKey: string;
 
   private constructor(
-    private readonly client: Client,
+    private readonly client: RedisClient,
     readonly prefix: string,
-    private readonly timeoutMs: number,
-    private readonly breaker: Breaker,
+    private readonly breaker: RedisBreaker,
   ) {
     this.keysKey = `${prefix}keys`;
     this.hashesKey = `${prefix}hashes`;
@@ -56,36 +53,23 @@ export class RedisStore implements EntitlementStore {
   }
 
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    const client: Client = createClient({
-      url: options.url,
-      // Fail fast while disconnected instead of queueing: a request must not hang on Redis.
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 3000) },
-    });
-    // Without a listener node-redis would crash the process on a dropped connection.
-    client.on("error", (err: Error) => options.onError?.(err));
+    // Entitlement keeps its 5 s connect timeout (the recipe's default is 1 s).
+    const client = createRedisClient({ url: options.url, connectTimeoutMs: 5000, onError: (err) => options.onError?.(err) });
     const connecting = client.connect();
     if (options.waitForConnection === false) connecting.catch(() => {}); // reported through onError
     else await connecting;
-    // Timeouts only: a refused connection fails fast already, and counting it would hold the
-    // breaker open (up to a probe period) after Redis is back.
-    const breaker = new Breaker("redis", options.breaker ?? DEFAULT_BREAKER, (e) => e instanceof StoreUnavailableError && e.cause instanceof TimeoutError, { onChange: options.onBreaker });
-    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS, breaker);
+    const breaker = new RedisBreaker(options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS, options.breaker, { onChange: options.onBreaker });
+    return new RedisStore(client, options.prefix ?? DEFAULT_REDIS_PREFIX, breaker);
   }
 
   /**
-   * One command, failed after the timeout even when Redis keeps the socket open and says nothing.
-   * Failing to reach Redis is StoreUnavailableError; an error Redis itself answers is not.
+   * One command, failed after the timeout even when Redis keeps the socket open and says nothing,
+   * and at once while the breaker is open (RedisBreaker). Failing to reach Redis is
+   * StoreUnavailableError; an error Redis itself answers is not.
    */
   private timed<T>(command: () => Promise<T>): Promise<T> {
-    // The breaker opens after consecutive timeouts (not errors Redis answers, nor refusals):
-    // then StoreUnavailableError comes at once instead of after the timeout, until a probe succeeds.
-    return this.breaker.run(() =>
-      withTimeout(command(), this.timeoutMs, "redis command").catch((e: unknown) => {
-        throw e instanceof ErrorReply ? e : new StoreUnavailableError(e);
-      }),
-    ).catch((e: unknown) => {
-      throw e instanceof CircuitOpenError ? new StoreUnavailableError(e) : e;
+    return this.breaker.run(command).catch((e: unknown) => {
+      throw e instanceof ErrorReply ? e : new StoreUnavailableError(e);
     });
   }
 

@@ -1,4 +1,4 @@
-// Checkout's records on Redis, beside the keys (store-redis.ts), under the same prefix:
+// Checkout's records on Redis, beside the keys (redis-store.ts), under the same prefix:
 //   <prefix>checkout:f       session -> JSON Fulfilment
 //   <prefix>checkout:sealed  session -> sealed plaintexts (until shown)
 //   <prefix>checkout:shown   session -> when shown
@@ -7,11 +7,9 @@
 //   <prefix>checkout:local   session -> JSON LocalSession
 //   <prefix>checkout:lsub    session -> local subscription id, once confirmed
 // The claim and the take are Lua scripts: one atomic step each on the server, across replicas.
-import type { createClient } from "redis";
+import type { RedisClient } from "@permits/state";
 import { parseFulfilment, parseLocalSession, type CheckoutStore, type Fulfilment, type LocalSession, type TakeSealed } from "./checkout-store.js";
 import type { StoredKey } from "./stored-key.js";
-
-type Client = ReturnType<typeof createClient>;
 
 /**
  * KEYS: fulfilments, sealed, subscription set, keys, hashes, key index. ARGV: session, fulfilment JSON,
@@ -58,7 +56,7 @@ export class RedisCheckoutStore implements CheckoutStore {
   private readonly byKey: string;
 
   constructor(
-    private readonly client: Client,
+    private readonly client: RedisClient,
     private readonly prefix: string,
     private readonly timed: <T>(command: () => Promise<T>) => Promise<T>,
     private readonly keysKey: string,

@@ -4,7 +4,7 @@
 //   shown:<session> when shown          sub:<subscription> session ids
 //   k:<key id>      its session id
 //   ls:<session>    LocalSession        lsub:<session> its subscription id, once confirmed
-import type { Database, RootDatabase } from "lmdb";
+import type { Database, RootDatabase } from "@permits/state";
 import { parseFulfilment, parseLocalSession, type CheckoutStore, type Fulfilment, type LocalSession, type TakeSealed } from "./checkout-store.js";
 import type { StoredKey } from "./stored-key.js";
 

@@ -5,8 +5,8 @@ import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { IdempotencyState } from "@permits/proto/ratelimit/v1/ratelimit";
 import type { AppDeps } from "../deps.js";
-import { Problem } from "./problems.js";
-import { serializeBody } from "./public-json.js";
+import { Problem } from "../http/problems.js";
+import { serializeBody } from "../http/public-json.js";
 
 export const MAX_IDEMPOTENCY_KEY = 255;
 const WAIT_FOR_FIRST_MS = 5000;
