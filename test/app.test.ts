@@ -293,6 +293,41 @@ describe("inspections, corrective actions and exports", () => {
   }, 60_000);
 });
 
+describe("how often a site is inspected", () => {
+  async function signedInspection(v: AppVisitor, at: string, date: string): Promise<void> {
+    await v.get(`${at}/inspections/new`);
+    const made = await v.postMultipart(`${at}/inspections`, { inspected_on: date, type: "routine", inspector_name: "Dana Ortiz" }, []);
+    expect(made.statusCode, made.body).toBe(303);
+    await v.get(made.headers.location as string);
+    expect((await v.post(`${made.headers.location}/sign`, { signed_by: "Dana Ortiz", agree: "true" })).statusCode).toBe(303);
+  }
+
+  it("follows the permit's option the operator chose", async () => {
+    const v = await signedIn();
+    const at = await newSite(v, "Option one", { dischargesToImpairedWater: "no", dischargesToTier2Water: "no" });
+    await signedInspection(v, at, "2026-11-27");
+    expect((await v.get(at)).body).toContain("<strong>Next routine inspection:</strong> no date yet.");
+    expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.nonsense" })).statusCode).toBe(400);
+    expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.option1" })).statusCode).toBe(303);
+    const page = await v.get(at);
+    expect(page.body).toContain("<strong>Next routine inspection:</strong> 2026-12-04");
+    expect(page.body).toMatch(/value="inspection\.frequency\.option1" checked/);
+  }, 60_000);
+
+  it("where the permit's frequency is not held, follows the one the operator enters, shown as theirs", async () => {
+    const v = await signedIn();
+    const at = await newSite(v, "Own frequency", { state: "IL" });
+    const before = await v.get(at);
+    expect(before.body).toContain("This service holds no inspection frequency for your permit.");
+    expect((await v.post(`${at}/frequency`, { every_days: "0" })).statusCode).toBe(400);
+    expect((await v.post(`${at}/frequency`, { every_days: "10" })).statusCode).toBe(303);
+    await signedInspection(v, at, "2026-11-20");
+    const page = await v.get(at);
+    expect(page.body).toContain("<strong>Next routine inspection:</strong> 2026-11-30");
+    expect(page.body).toMatch(/entered by the operator|as you entered|you entered/i);
+  }, 60_000);
+});
+
 describe("a cancelled plan", () => {
   it("opens the workspace read-only: records and exports stay, changes are refused", async () => {
     const { sessionId } = await t.clients.entitlement.startCheckout({ planId: "stormwater_pro", successUrl: "http://localhost/s?session_id={CHECKOUT_SESSION_ID}", cancelUrl: "http://localhost/c" });

@@ -18,6 +18,7 @@ import { dashboard, siteRoutes } from "./sites.js";
 import { planRoutes } from "./plans.js";
 import { inspectionRoutes } from "./inspections.js";
 import { recordRoutes } from "./records.js";
+import { frequencyRoutes } from "./frequency.js";
 
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -55,4 +56,5 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   planRoutes(app, deps);
   inspectionRoutes(app, deps);
   recordRoutes(app, deps);
+  frequencyRoutes(app, deps);
 };

@@ -3,7 +3,7 @@
 // follows from them. Every call names the signed-in account: another account's site is NotFound.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { DeterminationSchema, type Determination } from "@permits/proto/stormwater/v1/stormwater";
-import { CorrectiveActionFilter, InspectionStatus, type Inspection } from "@permits/proto/sites/v1/sites";
+import { CorrectiveActionFilter, InspectionStatus, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
 import { inspectionSchedule, type InspectionRecord, type Schedule } from "@permits/swppp";
 import type { AppDeps } from "../../deps.js";
 import { actorOf, type SignedIn } from "./context.js";
@@ -53,7 +53,7 @@ export async function siteRecords(sites: SitesClient, req: SignedIn, siteId: str
   return { site: site!, snapshot: det.determination!, determination: answerOf(det.determination!.answerJson), plans, inspections, correctiveActions, rainEvents };
 }
 
-export function scheduleOf(determination: Determination, inspections: readonly Inspection[], rain: readonly { occurredOn: string; inches: number }[], today: string): Schedule {
+export function scheduleOf(determination: Determination, inspections: readonly Inspection[], rain: readonly { occurredOn: string; inches: number }[], today: string, frequency?: InspectionFrequency): Schedule {
   // Only signed reports count as inspections done: the date from the latest signed version, the
   // report's completion from the first signing (an amendment does not move it).
   const signed = inspections.filter((i) => i.status === InspectionStatus.SIGNED).sort((a, b) => a.version - b.version);
@@ -63,5 +63,12 @@ export function scheduleOf(determination: Determination, inspections: readonly I
     const last = versions[versions.length - 1];
     return { date: last.report!.inspectedOn, type: inspectionType(last), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
   });
-  return inspectionSchedule({ determination, inspections: done, rainEvents: rain.map((r) => ({ date: r.occurredOn, inches: r.inches })), today });
+  return inspectionSchedule({
+    determination,
+    inspections: done,
+    rainEvents: rain.map((r) => ({ date: r.occurredOn, inches: r.inches })),
+    today,
+    frequencyOption: frequency?.optionId || null,
+    operatorFrequency: frequency?.everyDays !== undefined ? { everyDays: frequency.everyDays } : null,
+  });
 }

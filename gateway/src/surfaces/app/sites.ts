@@ -14,6 +14,7 @@ import { answerBytes, answerOf, scheduleOf, siteRecords, todayOf, who } from "./
 import { determinationView } from "./determination-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
+import { frequencyForm } from "./frequency.js";
 
 const HTML = "text/html; charset=utf-8";
 /** The SiteInput fields the form carries, under document 1's names. */
@@ -78,7 +79,7 @@ export function dashboard(deps: AppDeps) {
       list.map(async (s) => {
         const w = { ...who(r), siteId: s.id };
         const [det, { inspections }, { rainEvents }, { correctiveActions }] = await Promise.all([sites.getDetermination(w), sites.listInspections(w), sites.listRainEvents(w), sites.listCorrectiveActions({ ...w, filter: CorrectiveActionFilter.OVERDUE, asOf: today })]);
-        const schedule = scheduleOf(answerOf(det.determination!.answerJson), inspections, rainEvents, today);
+        const schedule = scheduleOf(answerOf(det.determination!.answerJson), inspections, rainEvents, today, s.details?.inspectionFrequency);
         const due = schedule.nextRoutine.due;
         return { s, due, overdue: schedule.overdue.length + correctiveActions.length, words: schedule.nextRoutine.words };
       }),
@@ -155,7 +156,8 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${rec.site.closedOn ? html`<br><strong>Closed on ${rec.site.closedOn}.</strong> ${rec.site.retention?.basis ?? ""}` : ""}</p>
 ${determinationView(rec.determination)}
-${scheduleView(scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today))}
+${scheduleView(scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
+${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
 ${plans}
