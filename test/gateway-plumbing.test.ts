@@ -177,6 +177,6 @@ describe("health", () => {
     expect((await inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
     const ready = await inject({ method: "GET", url: "/readyz" });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json().checks).toEqual({ stormwater: true, nwp: true, entitlement: true, ratelimit: true });
+    expect(ready.json().checks).toEqual({ stormwater: true, nwp: true, entitlement: true, ratelimit: true, sites: true });
   });
 });

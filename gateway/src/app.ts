@@ -2,6 +2,7 @@
 // (gateway/src/http/), access control (gateway/src/access/) and the routes of every surface. It
 // holds no domain logic: it parses public JSON, calls the services and writes each surface's
 // envelope. Order matters where hooks run in order: draining before CORS, both before access.
+import path from "node:path";
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps.js";
@@ -88,8 +89,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(checkoutPlugin, { routes: checkout });
   await app.register(mcpTransport, { deps, routes });
   // The app (issue 40): its sessions in Redis when the gateway has one, else in STATE_DIR.
-  const { state } = config;
-  const sessions = lazySessionStore(() => (state.backend === "redis" ? redisSessionStore(state.url) : lmdbSessionStore(state.stateDir)));
+  const sessions = lazySessionStore(() => (config.REDIS_URL ? redisSessionStore(config.REDIS_URL) : lmdbSessionStore(path.resolve(config.STATE_DIR))));
   app.addHook("onClose", () => sessions.close());
   await app.register(appPlugin, { deps, sessions });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });

@@ -1,6 +1,6 @@
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/runtime";
 import { DEFAULT_LIMITS } from "@permits/rpc";
-import { readStateBackend } from "@permits/state";
+import { DEFAULT_STATE_DIR } from "@permits/state";
 import { makeValidator } from "envalid";
 import { parseTrustProxy, type TrustProxy } from "./http/client-address.js";
 
@@ -29,6 +29,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       RATELIMIT_URL: optionalUrl({ default: undefined }),
       SITES_URL: optionalUrl({ default: undefined }),
       REDIS_URL: optionalUrl({ default: undefined }),
+      // The app's sign-in sessions (issue 40) live where the services' state does: Redis, else LMDB here.
+      STATE_DIR: str({ default: DEFAULT_STATE_DIR, desc: "Where the app's sessions live when REDIS_URL is unset (as the services' embedded state)." }),
       PUBLIC_URL: optionalUrl({ default: undefined, desc: "The gateway's public origin (https://api.example.com), for the URLs checkout hands to Stripe; the request's own origin when unset." }),
       SANDBOX_KEY: str({ default: "svc_sandbox_public", desc: "The public sandbox key, as the entitlement service is configured; shown on /docs, /pricing and GET /api/v1." }),
       HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT, desc: "Old-generation growth between full GCs, in percent; 0 = V8's own." }),
@@ -40,9 +42,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   // bound stays where the services run in process (the embedded deployment's RSS target).
   const allRemote = Boolean(config.STORMWATER_URL && config.NWP_URL && config.ENTITLEMENT_URL && config.RATELIMIT_URL);
   const heapGrowingUnset = (env.HEAP_GROWING_PERCENT ?? "") === "";
-  // The app's sessions (issue 40) live where the services' state does: Redis, else LMDB in STATE_DIR.
-  const state = readStateBackend(env);
-  return { ...config, state, HEAP_GROWING_PERCENT: allRemote && heapGrowingUnset ? 0 : config.HEAP_GROWING_PERCENT };
+  return { ...config, HEAP_GROWING_PERCENT: allRemote && heapGrowingUnset ? 0 : config.HEAP_GROWING_PERCENT };
 }
 
 export type GatewayConfig = ReturnType<typeof readGatewayConfig>;
