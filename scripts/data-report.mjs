@@ -8,7 +8,7 @@
 // expires after the data was read is the report's news, not a regression). `--markdown` prints the README's "What we know"
 // table. Reads the built services (npm run build) and DATA_DIR like the services do.
 import { heldCounts, loadDataset as loadStormwater, nullFacts, stormwaterFacts } from "@permits/stormwater";
-import { BASIS_WORDS, dateForms, factsByAge, isGovernmentUrl, namesOfficialSource, tallyFacts } from "@permits/rules";
+import { BASIS_WORDS, dateForms, factsByAge, isGovernmentUrl, namesOfficialSource, statesUnit, tallyFacts } from "@permits/rules";
 import { loadDataset as loadNwp, nwpDatasetVersion, nwpFacts, nwpNullFacts } from "@permits/nwp";
 const URL_KEYS = new Set(["sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "appendixBUrl"]);
 const problems = [];
@@ -39,6 +39,18 @@ function checkFacts(name, raw) {
   });
 }
 
+/** A requirement whose value is a number holds its unit, and states it in every detail served (its own, or each case's). */
+function checkUnits(name, raw) {
+  walk(raw, name, (o, path) => {
+    if (typeof o.label !== "string" || typeof o.kind !== "string") return;
+    const numeric = [o.value, ...Object.values(o.cases ?? {}).map((c) => c.value)].some((v) => typeof v === "number");
+    if (numeric && typeof o.unit !== "string") problems.push(`${path} (${o.id}): a number with no unit`);
+    if (typeof o.unit !== "string") return;
+    const details = [o.detail, ...Object.values(o.cases ?? {}).map((c) => c.detail)].filter((d) => typeof d === "string" && d !== "");
+    for (const d of details) if (!statesUnit(d, o.unit)) problems.push(`${path} (${o.id}): its detail does not state its unit "${o.unit}": ${d}`);
+  });
+}
+
 /** A dated term against the quote it was read in: each date must appear in it. */
 function checkDates(path, dates, citation) {
   if (!citation?.quote) return;
@@ -64,6 +76,7 @@ function checkTerm(path, term) {
 
 const nwp = loadNwp();
 checkFacts("stormwater", sw.raw);
+checkUnits("stormwater", sw.raw);
 checkFacts("nwp", nwp.raw);
 for (const p of sw.raw.permits.permits) {
   checkDates(`stormwater.permits.${p.id}`, { effectiveDate: p.effectiveDate, ...(p.expiryCitation ? {} : { expiryDate: p.expiryDate }) }, p.citation);

@@ -10,6 +10,7 @@ import { determineStormwater, loadDataset as loadStormwater, requirementsFromDet
 import { createNwpService, decide, type DeterminationOut, loadDataset as loadNwp } from "@permits/nwp";
 import { EVALUATION_DATE as TODAY } from "./support/target.js";
 import { wordProblems } from "./support/answer-words.js";
+import { heldUnits, nwpContradictions, stormwaterContradictions } from "./support/answer-consistency.js";
 
 const sw = loadStormwater();
 const nwp = loadNwp();
@@ -28,10 +29,14 @@ function texts(o: unknown, key = "", out: string[] = []): string[] {
 
 // ---- stormwater ----
 
-const SITES = sw.codes.flatMap((state) => ["construction", "industrial"].flatMap((activity) => [0.5, 3, 12].flatMap((disturbedAcres) => [
-  { state, activity, disturbedAcres },
-  { state, activity, disturbedAcres, maxDisturbedAcresAtOneTime: disturbedAcres / 2, dischargesToImpairedWater: false, dischargesToTier2Water: false },
-])));
+const SITES = sw.codes.flatMap((state) => [
+  ...["construction", "industrial"].flatMap((activity) => [0.5, 3, 12].flatMap((disturbedAcres) => [
+    { state, activity, disturbedAcres },
+    { state, activity, disturbedAcres, maxDisturbedAcresAtOneTime: disturbedAcres / 2, dischargesToImpairedWater: false, dischargesToTier2Water: false },
+  ])),
+  // A project running past most permits' expiry: the date steps and their qualifiers.
+  { state, activity: "construction", disturbedAcres: 3, startDate: "2027-06-01", endDate: "2031-12-31" },
+]);
 
 function citationsOf(d: Determination): (Citation | { confidence: Confidence } | undefined)[] {
   return [
@@ -50,6 +55,12 @@ describe("stormwater corpus: every jurisdiction x both activities x 0.5, 3 and 1
       for (const t of texts(toJson(DeterminationSchema, d))) for (const p of wordProblems(t)) problems.add(`${s.state}: ${p}`);
     }
     expect([...problems]).toEqual([]);
+  });
+
+  it("issue 41: no answer contradicts itself (units held and stated, the permit read or not, dates held or not, date qualifiers by basis, permit numbers, the state's own stabilization rule)", () => {
+    const units = heldUnits(sw);
+    const problems = answers.flatMap(({ s, d }) => stormwaterContradictions(d, units).map((p) => `${s.state} ${s.activity} ${s.disturbedAcres}: ${p}`));
+    expect([...new Set(problems)]).toEqual([]);
   });
 
   it("rule 1: overall confidence is verified exactly when every citation of the answer is; the requirements answer never claims more", () => {
@@ -104,6 +115,11 @@ describe("nwp corpus: every activity x resource type x 0.05, 0.3 and 0.6 acre, a
     const problems = new Set<string>();
     for (const { p, d } of answers) for (const t of texts(d)) for (const x of wordProblems(t)) problems.add(`${p.activity}: ${x}`);
     expect([...problems]).toEqual([]);
+  });
+
+  it("issue 41: pcn.required is never null, and the headline, pcn and the gaps say why in the same words; a quoted 401 decision is never said not to be applied", () => {
+    const problems = answers.flatMap(({ p, d }) => nwpContradictions(d, nwp).map((x) => `${p.state} ${p.activity} ${p.aquaticResourceType} ${p.permanentImpactAcres}: ${x}`));
+    expect([...new Set(problems)]).toEqual([]);
   });
 
   it("rules 1 and 2 hold on every answer; today no answer is verified or admits a candidate", () => {

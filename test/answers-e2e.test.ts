@@ -48,7 +48,7 @@ describe("document 2: eligibility, headline and confidence", () => {
     const { data } = await post("/api/v1/determine/nwp", readme, SANDBOX);
     expect(data.verdict).toBe("insufficient-data");
     expect(data.confidence).toBe("unverified");
-    expect(data.pcn.required).toBeNull();
+    expect(data.pcn).toMatchObject({ required: true, because: "a pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district" });
     expect(data.headline).toContain("California's final 2026 Section 401 decision denies water quality certification for NWP 29, so an individual Section 401 certification is needed.");
     // Each reason says when the source of its term was last read (issue 28).
     expect(data.candidates[0].reasons[0]).toMatchObject({ code: "limit-not-confirmed", basis: "prior-edition", checkedOn: "2026-11-21" });

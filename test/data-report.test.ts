@@ -93,8 +93,8 @@ describe("npm run data:report", () => {
     expect(n(after, "largest markets with requirements held")).toBe(n(before, "largest markets with requirements held") - 1);
     expect(after["largest markets with requirements held"]).not.toContain("GA");
     expect(after["jurisdictions without a permit number"]).toBe(before["jurisdictions without a permit number"]);
-    // Louisiana's only number is on its 5-acre permit: without it, Louisiana has none.
-    editJurisdictions(dir, (byCode) => (byCode("LA").statePermits[0].permitNumber = null));
+    // Louisiana's numbers are on its two permits (5 acres or more, 1 to under 5): without them, Louisiana has none.
+    editJurisdictions(dir, (byCode) => byCode("LA").statePermits.forEach((p: { permitNumber: string | null }) => (p.permitNumber = null)));
     const unnumbered = counts(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stdout);
     expect(n(unnumbered, "jurisdictions without a permit number")).toBe(n(before, "jurisdictions without a permit number") + 1);
     // Dates: Missouri loses both of its dates, and with them its place among the dated.
@@ -102,6 +102,19 @@ describe("npm run data:report", () => {
     const undated = counts(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stdout);
     expect(n(undated, "jurisdictions with a permit date held")).toBe(n(before, "jurisdictions with a permit date held") - 1);
     expect(n(undated, "state permits without an expiry date")).toBe(n(before, "state permits without an expiry date") + 1);
+  });
+
+  it("fails on a requirement whose detail does not state its unit", () => {
+    const dir = copyOfData();
+    editJurisdictions(dir, (byCode) => {
+      const q = byCode("CA").statePermits[0].requirements.find((r: { id: string }) => r.id === "corrective.repairs");
+      q.detail = q.detail.replace(/72 hours/g, "72");
+    });
+    const r = run({ DATA_DIR: dir }, ["--on=2026-11-24"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr + r.stdout).toMatch(/\(corrective\.repairs\): its detail does not state its unit "hours"/);
+    editJurisdictions(dir, (byCode) => delete byCode("CA").statePermits[0].requirements.find((r: { id: string }) => r.id === "corrective.repairs").unit);
+    expect(run({ DATA_DIR: dir }, ["--on=2026-11-24"]).stderr).toMatch(/\(corrective\.repairs\): a number with no unit/);
   });
 
   it("fails on a permit number its own citation's quote does not state", () => {

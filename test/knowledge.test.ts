@@ -6,7 +6,7 @@ import { DEPLOYMENTS, startTarget, type Target } from "./support/target.js";
 
 const SANDBOX = { "x-api-key": "svc_sandbox_public", "content-type": "application/json" };
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const BASES = ["official-text", "agency-form", "prior-edition", "secondary", "unsourced"];
+const BASES = ["official-text", "agency-form", "prior-edition", "agency-page", "secondary", "unsourced"];
 
 describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
   let gw: Target;
@@ -25,7 +25,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     const body = res.json();
     expect(Object.keys(body)).toEqual(expect.arrayContaining(["data", "request_id", "disclaimer"]));
     const { stormwater, nwp: n } = body.data;
-    expect(stormwater.datasetVersion).toMatch(/^2026-11-26\.[0-9a-f]{10}$/);
+    expect(stormwater.datasetVersion).toMatch(/^2026-11-28\.[0-9a-f]{10}$/);
     expect(stormwater.jurisdictions).toHaveLength(56);
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NC")).toMatchObject({ requirementCount: 5, credentialGate: "unknown" });
     expect(stormwater.jurisdictions.find((j: { code: string }) => j.code === "NM")).toMatchObject({ requirementCount: 14, expiryDate: "2027-02-16", lastCheckedOn: expect.stringMatching(DATE) });
@@ -53,14 +53,17 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
     expect(index.data.endpoints.some((e: { path: string }) => e.path === "/api/v1/coverage")).toBe(true);
     const doc = (await gw.request({ method: "GET", url: "/api/openapi" })).json();
     expect(doc.paths["/api/v1/coverage"].get.responses["200"]).toBeDefined();
-    expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(BASES);
-    expect(doc.components.schemas.NwpPcn.properties.required.type).toEqual(["boolean", "null"]);
+    // In the proto's order: agency-page was added last (an additive enum value).
+    expect(doc.components.schemas.CommonCitation.properties.basis.enum).toEqual(["official-text", "agency-form", "prior-edition", "secondary", "unsourced", "agency-page"]);
+    expect(doc.components.schemas.NwpPcn.properties.required.type).toBe("boolean");
+    expect(doc.components.schemas.Requirement.properties.unit.type).toEqual(["string", "null"]);
+    expect(doc.components.schemas.NwpPcn.required).toEqual(expect.arrayContaining(["required", "because"]));
   });
 
   it("NWP 29 (2017 limit, PCN for every activity unsourced): its limit admits nothing, and the unread PCN term is said once, as a PCN treated as required", async () => {
     const d = (await nwp({ activity: "residential-development", permanentImpactAcres: 0.3 })).json().data;
     expect(d.verdict).toBe("insufficient-data");
-    expect(d.pcn.required).toBeNull();
+    expect(d.pcn.required).toBe(true);
     expect(d.candidates[0]).toMatchObject({ eligible: null, reasons: [{ code: "limit-not-confirmed", basis: "prior-edition" }] });
     expect(d.coverageGaps.filter((g: string) => g.includes("NWP 29") && g.includes("notification"))).toEqual([
       "If NWP 29 applies, a pre-construction notification is treated as required for NWP 29 because its notification terms were not confirmed in any source we could read; confirm with the Corps district.",
@@ -77,7 +80,7 @@ describe.each(DEPLOYMENTS)("permit knowledge, %s deployment", (deployment) => {
   it("a limit that may not relax: eligible is null in the JSON, never true, and the verdict is never nwp-likely", async () => {
     const d = (await nwp({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 })).json().data;
     expect(d.candidates[0]).toMatchObject({ number: 12, eligible: null, reasons: [{ code: "limit-not-confirmed", basis: "secondary" }] });
-    expect(d.pcn.required).toBeNull();
+    expect(d.pcn.required).toBe(true); // not ruled out, never null
     expect(d.verdict).toBe("insufficient-data");
   });
 

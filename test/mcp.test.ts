@@ -121,6 +121,11 @@ describe("MCP transport (generous tiers)", () => {
       expect(byName.get(n)!.description).toMatch(/Unverified/);
     }
     expect(byName.get("determine_nationwide_permit")!.description).toMatch(/waters of the United States/);
+    // Issue 41: a requirement's unit, and the PCN's reason with required always a boolean, reach the tools' output schemas.
+    const defs = (name: string) => (byName.get(name)!.outputSchema as { $defs: Record<string, { properties: Record<string, { type: unknown }>; required: string[] }> }).$defs;
+    expect(defs("get_stormwater_requirements").Requirement.properties.unit.type).toEqual(["string", "null"]);
+    expect(defs("determine_nationwide_permit").NwpPcn.properties.required.type).toBe("boolean");
+    expect(defs("determine_nationwide_permit").NwpPcn.required).toEqual(expect.arrayContaining(["required", "because"]));
 
     // The REST field tables are the schemas: every field, the acres alias, tri-states, enums.
     const sw = byName.get("determine_stormwater_permit")!.inputSchema as { properties: Record<string, any>; required?: string[] };

@@ -4,8 +4,8 @@
 import { mayBeVerified } from "@permits/rules";
 import { closestPassage, findQuote, valuesNotStated } from "./match.mjs";
 
-/** The bases a promotion lifts: read in an earlier edition, or stated by a third party. */
-const PROMOTABLE = new Set(["prior-edition", "secondary"]);
+/** The bases a promotion lifts: read in an earlier edition, on the agency's own page, or stated by a third party. */
+const PROMOTABLE = new Set(["prior-edition", "agency-page", "secondary"]);
 
 /**
  * What the document `doc` (a registry entry, its normalised text `text`) says of the facts.

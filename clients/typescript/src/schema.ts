@@ -291,7 +291,7 @@ export interface paths {
         };
         /**
          * What the datasets hold, and on which basis
-         * @description Both dataset versions, counts of facts per basis (official-text, agency-form, prior-edition, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Unmetered; cached for up to 60 seconds.
+         * @description Both dataset versions, counts of facts per basis (official-text, agency-form, prior-edition, agency-page, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Unmetered; cached for up to 60 seconds.
          */
         get: operations["getCoverage"];
         put?: never;
@@ -608,10 +608,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the permit's identity, number and dates rest on (the weakest of them): official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the permit's identity, number and dates rest on (the weakest of them): official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
         };
         Jurisdiction: {
             /** @description Two-letter state, territory or DC code of the jurisdiction. */
@@ -644,10 +644,10 @@ export interface components {
             /** @description The jurisdiction's preparer credential gate: whether a credentialed preparer is required and which credentials qualify. */
             credential?: components["schemas"]["Credential"] | null;
             /**
-             * @description What the row (authority, agency, permit identity) rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the row (authority, agency, permit identity) rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
         };
         Credential: {
             /**
@@ -673,10 +673,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the credential rule rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the credential rule rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was read. */
             checkedOn?: string | null;
         };
@@ -708,10 +708,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the cited fact rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the cited fact rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) the cited source was last read; null where the citation is the service's own (nothing was read). */
             checkedOn?: string | null;
         };
@@ -725,7 +725,7 @@ export interface components {
             kind: "inspection" | "stabilization" | "corrective_action" | "recordkeeping" | "filing" | "monitoring" | "practice" | "buffer";
             /** @description Short name of the requirement. */
             label: string;
-            /** @description The requirement in words. */
+            /** @description The requirement in words; where the value is a number, with its unit. */
             detail: string;
             /** @description A string, a number, or null where the value turns on an input that was not stated. */
             value?: unknown;
@@ -733,6 +733,8 @@ export interface components {
             citation?: components["schemas"]["CommonCitation"] | null;
             /** @description Why the requirement attaches to this site rather than in general; null where not given. */
             because?: string | null;
+            /** @description What a numeric value counts (calendar days, hours, inches of rain...), as the source states it; the detail states it too. Null where the value is words or no unit is held. */
+            unit?: string | null;
         };
         DerivationStep: {
             /** @description What this step decides, for example coverage threshold, permitting authority or preparer credential. */
@@ -834,10 +836,10 @@ export interface components {
             /** @description Whether a generated document is a deliverable or a draft for a credentialed preparer to review and sign. */
             documentStatus: string;
             /**
-             * @description What the credential rule rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the credential rule rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) the credential rule's source was last read; null where no source was read. */
             checkedOn?: string | null;
         };
@@ -905,20 +907,22 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the term behind the reason rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the term behind the reason rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) the source of the term behind the reason was last read; null where the reason rests on no term held (a limit not held). */
             checkedOn?: string | null;
         };
         NwpPcn: {
-            /** @description Whether a pre-construction notification is required; null when not known (notification terms not held, or held on a basis that may not relax an answer), never false for not held. */
-            required?: boolean | null;
+            /** @description Whether a pre-construction notification is required; never null. true where a notification threshold is crossed or a notification cannot be ruled out under the rule of caution (notification terms not held, or held on a basis that may not relax an answer, or no candidate confirmed); false only where every eligible candidate's notification terms were read and none is crossed. */
+            required: boolean;
             /** @description Review period of the notification, in days. */
             reviewDays: number;
             /** @description The permit terms that trigger a notification for this project, each with its threshold, the input value and its source. */
             triggers: components["schemas"]["NwpPcnTrigger"][];
+            /** @description Why `required` is what it is, in the same words as the headline and the coverage gaps. */
+            because: string;
         };
         NwpPcnTrigger: {
             /** @description Number of the nationwide permit whose term triggers the notification. */
@@ -935,10 +939,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the triggering term rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the triggering term rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) the source of the triggering term was last read. */
             checkedOn?: string | null;
         };
@@ -1086,10 +1090,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the limit rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the limit rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) its source was last read. */
             checkedOn?: string | null;
         };
@@ -1110,10 +1114,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the condition rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the condition rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) its source was last read. */
             checkedOn?: string | null;
         };
@@ -1130,10 +1134,10 @@ export interface components {
              */
             confidence: "verified" | "unverified";
             /**
-             * @description What the terms rest on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the terms rest on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /** @description The date (yyyy-mm-dd) its source was last read. */
             checkedOn?: string | null;
         };
@@ -1207,10 +1211,10 @@ export interface components {
         };
         CommonBasisCount: {
             /**
-             * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /**
              * @description The confidence counted: verified or unverified.
              * @enum {string}
@@ -1282,10 +1286,10 @@ export interface components {
         };
         NwpBasisCount: {
             /**
-             * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description The basis counted: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /**
              * @description The confidence counted: verified or unverified.
              * @enum {string}
@@ -1312,10 +1316,10 @@ export interface components {
             /** @description Whether the fact is held; a fact not held is served as null. */
             held: boolean;
             /**
-             * @description What the fact rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+             * @description What the fact rests on: official-text (read verbatim in the official text), agency-form (an official agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web page or bulletin about its permit: the agency's words, not the permit text), secondary (a third party's statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /**
              * @description Confidence of the fact: verified or unverified.
              * @enum {string}
@@ -1375,10 +1379,10 @@ export interface components {
             /** @description What the fact states: the fields of the record it supports, as data (null where it is a bare citation). */
             value?: unknown;
             /**
-             * @description What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.
+             * @description What the fact rests on: official-text, agency-form, prior-edition, agency-page, secondary or unsourced.
              * @enum {string}
              */
-            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+            basis: "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced" | "agency-page";
             /**
              * @description verified or unverified; an unverified value must be shown as Unverified.
              * @enum {string}

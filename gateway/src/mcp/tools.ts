@@ -20,7 +20,7 @@ const NEVER_DOC1 =
 const NEVER_DOC2 =
   "It never gives legal advice, never delineates wetlands and never decides whether waters of the United States are present (only a Corps district makes that jurisdictional determination); confirm with the Corps district.";
 const HONESTY =
-  "Any value whose confidence is `unverified` must be shown to the user as Unverified, never stated as fact; each citation's `basis` says what it rests on (official-text, agency-form, prior-edition, secondary, unsourced). `null` means not known (never false), and an empty list of requirements never means nothing is required.";
+  "Any value whose confidence is `unverified` must be shown to the user as Unverified, never stated as fact; each citation's `basis` says what it rests on (official-text, agency-form, prior-edition, agency-page, secondary, unsourced). `null` means not known (never false), and an empty list of requirements never means nothing is required.";
 const KEY_DOC1 = "Key optional (Authorization: Bearer or X-API-Key on the MCP connection); each call spends one unit of the caller's rate budget, exactly as the REST endpoint.";
 const KEY_DOC2 = "Needs a document 2 key on the MCP connection (the public sandbox key svc_sandbox_public works); each call spends one unit of the caller's rate budget, exactly as the REST endpoint.";
 const SITE_HINT =
@@ -83,7 +83,7 @@ export const TOOLS: ToolDef[] = [
     name: "determine_nationwide_permit",
     title: "Section 404 nationwide permit determination",
     route: "POST /api/v1/determine/nwp",
-    description: `Screens one wetland or waterway impact against the 2026 Section 404 nationwide permits (NWPs) mapped to its activity: a verdict (nwp-likely, nwp-with-pcn, individual-permit-likely, insufficient-data), each candidate permit with reasons and citations, pre-construction notification (PCN) triggers (pcn.required null means the PCN requirement is unknown: plan for one, never read it as "no PCN"), the Corps district and state Section 401 layers, and the coverage gaps it did not screen. ${PROJECT_HINT} ${NEVER_DOC2} ${HONESTY} ${KEY_DOC2}`,
+    description: `Screens one wetland or waterway impact against the 2026 Section 404 nationwide permits (NWPs) mapped to its activity: a verdict (nwp-likely, nwp-with-pcn, individual-permit-likely, insufficient-data), each candidate permit with reasons and citations, pre-construction notification (PCN) triggers (pcn.required is true wherever a notification cannot be ruled out, and pcn.because says why), the Corps district and state Section 401 layers, and the coverage gaps it did not screen. ${PROJECT_HINT} ${NEVER_DOC2} ${HONESTY} ${KEY_DOC2}`,
     summarize: (b) => {
       const d = data(b);
       return `Verdict: ${d.verdict ?? "unknown"} (${confidenceWord(d.confidence)}). ${d.headline ?? ""}${Array.isArray(d.coverageGaps) && d.coverageGaps.length ? ` ${count(d.coverageGaps.length, "coverage gap", "coverage gaps")} listed: read ${d.coverageGaps.length === 1 ? "it" : "them"} before relying on the verdict.` : ""}`.trim();
@@ -148,7 +148,7 @@ export const TOOLS: ToolDef[] = [
     title: "What the datasets hold",
     route: "GET /api/v1/coverage",
     description:
-      "What this service holds before you ask: both dataset versions, facts per basis (official-text, agency-form, prior-edition, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Takes no arguments and spends no budget. Only official-text and agency-form facts may be verified; a fact on another basis can only make an answer more cautious.",
+      "What this service holds before you ask: both dataset versions, facts per basis (official-text, agency-form, prior-edition, agency-page, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Takes no arguments and spends no budget. Only official-text and agency-form facts may be verified; a fact on another basis can only make an answer more cautious.",
     summarize: (b) => {
       const d = data(b);
       const sw = (d.stormwater ?? {}) as Json;

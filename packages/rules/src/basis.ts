@@ -4,12 +4,15 @@ import { Basis } from "@permits/proto/common/v1/common";
 import { namesOfficialSource } from "./caution.js";
 import type { BasisWord, Grounded } from "./grounded.js";
 
-export const BASIS_WORDS: readonly BasisWord[] = ["official-text", "agency-form", "prior-edition", "secondary", "unsourced"];
+// Strongest first. An agency's own page summarising its permit is the agency's words, so it sits
+// above a third party's; like a third party's, it is never verified and never relaxes an answer.
+export const BASIS_WORDS: readonly BasisWord[] = ["official-text", "agency-form", "prior-edition", "agency-page", "secondary", "unsourced"];
 
 const BASIS: Record<BasisWord, Basis> = {
   "official-text": Basis.OFFICIAL_TEXT,
   "agency-form": Basis.AGENCY_FORM,
   "prior-edition": Basis.PRIOR_EDITION,
+  "agency-page": Basis.AGENCY_PAGE,
   secondary: Basis.SECONDARY,
   unsourced: Basis.UNSOURCED,
 };
@@ -37,6 +40,8 @@ export function basisPhrase(f: Grounded & { edition?: string }): string {
       return "read in an official agency form";
     case "prior-edition":
       return `read in an earlier edition${f.edition ? ` (${f.edition})` : ""}${namesOfficialSource(f.unchangedBy) ? ", with an official source saying the current edition did not change it" : ""}`;
+    case "agency-page":
+      return "stated on the agency's own page, not in the permit text";
     case "secondary":
       return "stated only by a third party";
     case "unsourced":

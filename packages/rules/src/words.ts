@@ -21,3 +21,16 @@ export function listWords(items: readonly string[]): string {
 export function notConfirmed(agency: string): string {
   return `not confirmed in any source we could read; confirm with ${agency}`;
 }
+
+/**
+ * Does a requirement's detail state its unit? It must name the unit's measure (its first word),
+ * singular or plural: "0.5 inch" states "inches of rain", "14 calendar days" states "calendar
+ * days"; "%" states "percent".
+ */
+export function statesUnit(detail: string, unit: string): boolean {
+  const measure = unit.trim().split(/\s+/)[0].toLowerCase();
+  const forms = [measure, measure === "inches" ? "inch" : measure === "feet" ? "foot" : measure.replace(/s$/, "")];
+  if (measure === "percent") forms.push("%");
+  const text = detail.toLowerCase();
+  return forms.some((f) => text.includes(f));
+}

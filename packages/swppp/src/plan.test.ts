@@ -70,7 +70,7 @@ describe("the plan document", { timeout: 60_000 }, () => {
     expect(d.text).toContain("Value: 24 hours [Unverified]"); // corrective.documentation
     expect(d.text).toContain("Inspection frequency chosen: Inspection frequency, option 1: 7 calendar days [Verified]");
     expect(d.text).toContain("Source: 2022 CGP Parts 4.2 and 4.3.1 - https://www.epa.gov/npdes/2022-construction-general-permit-cgp - Verified (read in an official agency form, checked 2026-11-25)");
-    expect(d.text).toContain("Dataset version: 2026-11-26");
+    expect(d.text).toContain("Dataset version: 2026-11-28");
     const pages = await pdfPages(pdf);
     for (const n of NOTICES) expect(pages[0]).toContain(n);
     const all = pages.join("\n");

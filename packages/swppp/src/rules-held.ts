@@ -1,15 +1,18 @@
 // What the site's determination holds, read for scheduling and the plan: each requirement with its
 // value, the unit that value is counted in, and its citation in plain words.
 //
-// The answer's Requirement carries a value but not its unit; the dataset (data/stormwater) holds
-// the unit beside each value. UNITS restates the dataset's units per requirement id (`as`: the
-// dataset's words for it), and units.test.ts fails the moment the dataset holds a unit this table
-// does not list for the id, or a number under an id the table lacks.
+// The answer's Requirement carries its value's unit as the dataset (data/stormwater) holds it. Where
+// that unit is one the schedule counts in, it is used as served (Arizona's corrective measures are
+// due in "days", not calendar days); UNITS restates the dataset's units per requirement id (`as`:
+// the dataset's words for it), and units.test.ts fails the moment the dataset holds a unit this
+// table does not list for the id, or a number under an id the table lacks.
 import { Basis, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import type { Determination, Requirement } from "@permits/proto/stormwater/v1/stormwater";
 
 /** The units the schedule counts in; other ids carry the dataset's own phrase for display. */
 export type Unit = "calendar days" | "days" | "hours" | "calendar month" | "years" | "inches of rain" | (string & {});
+
+const COUNTED: readonly string[] = ["calendar days", "days", "hours", "calendar month", "years", "inches of rain"];
 
 export const UNITS: Readonly<Record<string, { unit: Unit; as: readonly string[] }>> = {
   "inspection.frequency": { unit: "calendar days", as: ["calendar days"] },
@@ -19,7 +22,7 @@ export const UNITS: Readonly<Record<string, { unit: Unit; as: readonly string[] 
   "inspection.report.deadline": { unit: "hours", as: ["hours"] },
   "inspection.afterDischarge": { unit: "hours", as: ["hours after a discharge"] },
   "inspection.inactiveSite": { unit: "calendar month", as: ["calendar month"] },
-  "corrective.minor": { unit: "calendar days", as: ["calendar days"] },
+  "corrective.minor": { unit: "calendar days", as: ["calendar days", "days"] },
   "corrective.major": { unit: "calendar days", as: ["calendar days"] },
   "corrective.repairs": { unit: "hours", as: ["hours"] },
   "corrective.swpppUpdate": { unit: "calendar days", as: ["calendar days"] },
@@ -34,7 +37,7 @@ export const UNITS: Readonly<Record<string, { unit: Unit; as: readonly string[] 
   "buffer.width": { unit: "feet", as: ["feet"] },
   "practice.disturbanceLimit": { unit: "acres", as: ["acres"] },
   "practice.disturbedAreaLimit": { unit: "acres at any one time", as: ["acres at any one time"] },
-  "recordkeeping.swpppUpdate": { unit: "calendar days", as: ["calendar days"] },
+  "recordkeeping.swpppUpdate": { unit: "calendar days", as: ["calendar days", "days"] },
   "filing.coverageEffective": { unit: "hours after DEP receives the complete NOI", as: ["hours after DEP receives the complete NOI"] },
   "filing.dmr": { unit: "days after month end", as: ["days after month end"] },
   "filing.highTurbidity": { unit: "hours after analysis", as: ["hours after analysis"] },
@@ -51,9 +54,12 @@ export const NOT_COUNTED: Readonly<Record<string, string>> = {
   "ca-order-2022-0057-dwq/inspection.rainEvent": "inches of rain in 24 hours",
 };
 
-function unitOf(permitId: string, id: string): Unit | null {
+/** `served`: the unit the answer gives; used where the table lists it for the id and the schedule counts in it. */
+function unitOf(permitId: string, id: string, served: string | undefined): Unit | null {
   if (NOT_COUNTED[`${permitId}/${id}`]) return null;
-  return UNITS[id]?.unit ?? null;
+  const u = UNITS[id];
+  if (!u) return null;
+  return served !== undefined && u.as.includes(served) && COUNTED.includes(served) ? served : u.unit;
 }
 
 /** A citation in the words a reader sees. */
@@ -62,7 +68,7 @@ export interface Cited {
   sourceUrl: string;
   quote: string | null;
   confidence: "verified" | "unverified";
-  /** What the fact rests on: official-text, agency-form, prior-edition, secondary, unsourced. */
+  /** What the fact rests on: official-text, agency-form, prior-edition, agency-page, secondary, unsourced. */
   basis: string;
   checkedOn: string | null;
 }
@@ -71,6 +77,7 @@ const BASIS_WORD: Record<number, string> = {
   [Basis.OFFICIAL_TEXT]: "official-text",
   [Basis.AGENCY_FORM]: "agency-form",
   [Basis.PRIOR_EDITION]: "prior-edition",
+  [Basis.AGENCY_PAGE]: "agency-page",
   [Basis.SECONDARY]: "secondary",
   [Basis.UNSOURCED]: "unsourced",
 };
@@ -113,7 +120,7 @@ export function heldRule(r: Requirement, permitId = ""): HeldRule {
     label: r.label,
     detail: r.detail,
     value,
-    unit: typeof value === "number" ? unitOf(permitId, r.id) : null,
+    unit: typeof value === "number" ? unitOf(permitId, r.id, r.unit) : null,
     because: r.because ?? null,
     citation: cited(r.citation),
   };

@@ -86,6 +86,7 @@ const BASIS_PHRASE: Record<string, string> = {
   "official-text": "read in the permit's official text",
   "agency-form": "read in an official agency form",
   "prior-edition": "read in an earlier edition of the permit",
+  "agency-page": "stated on the agency's own page, not in the permit text",
   secondary: "stated by a third party, not the agency",
   unsourced: "not read in any source",
 };

@@ -49,9 +49,11 @@ describe("property: engine", () => {
       if (parsed.ok) {
         const d = parsed.ok.determination;
         expect(["nwp-likely", "nwp-with-pcn", "individual-permit-likely", "insufficient-data"]).toContain(d.verdict);
-        // A trigger makes it true; without one it is never false unless the terms may relax.
+        // Never null: a trigger makes it true; without one it is false only where the terms may relax, and says why.
+        expect(typeof d.pcn.required).toBe("boolean");
+        expect(d.pcn.because).not.toBe("");
         if (d.pcn.triggers.length > 0) expect(d.pcn.required).toBe(true);
-        else expect(d.pcn.required).not.toBe(true);
+        if (d.pcn.required === false) expect(d.candidates.some((c: { eligible: boolean | null }) => c.eligible === true)).toBe(true);
         if (d.verdict === "nwp-likely") expect(d.pcn.required).toBe(false);
         expect(d.pcn.reviewDays).toBe(45);
         expect(d.coverageGaps[0]).toMatch(/waters of the United States/);

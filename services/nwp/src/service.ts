@@ -62,8 +62,9 @@ function sharedPartsOf(lists: SharedLists, d: DeterminationOut) {
 
 function pcnInit(d: DeterminationOut): NonNullable<DeterminationInit["pcn"]> {
   return {
-    required: d.pcn.required ?? undefined,
+    required: d.pcn.required,
     reviewDays: d.pcn.reviewDays,
+    because: d.pcn.because,
     triggers: d.pcn.triggers.map((t) => ({ ...t, confidence: CONFIDENCE[t.confidence], basis: basisOf(t.basis) })),
   };
 }

@@ -84,7 +84,7 @@ describe("a batch's shared parts", () => {
     expect(roads.sharedPcn.map((p) => [p.required, p.reviewDays, p.triggers.map((t) => [t.permitNumber, t.inputValue])])).toEqual([
       [true, 45, [[14, "0.2 acres"]]],
       [true, 45, [[14, "0.3 acres"]]],
-      [undefined, 45, []], // not known: NWP 14's terms rest on a basis that may not relax
+      [true, 45, []], // not ruled out: NWP 14's terms rest on a basis that may not relax
       [true, 45, [[29, "any NWP 29 activity"]]],
     ]);
   });
@@ -152,17 +152,17 @@ describe("SharedLists", () => {
   it("matches PCNs and layers by value, field by field, building each message once", () => {
     const lists = new SharedLists();
     const trigger = (over: Partial<PcnTriggerOut> = {}): PcnTriggerOut => ({ permitNumber: 14, threshold: "permanent loss above 0.1 acres", inputValue: "0.2 acres", sourceUrl: "https://www.federalregister.gov/", confidence: "unverified", basis: "unsourced", ...over });
-    const pcn = (required: boolean | null, ...triggers: PcnTriggerOut[]) => ({ required, reviewDays: 45, triggers });
-    const init = (p: ReturnType<typeof pcn>) => () => ({ required: p.required ?? undefined, reviewDays: p.reviewDays, triggers: p.triggers.map((t) => ({ permitNumber: t.permitNumber, inputValue: t.inputValue })) });
+    const pcn = (required: boolean, ...triggers: PcnTriggerOut[]) => ({ required, reviewDays: 45, triggers, because: required ? "a notification threshold is crossed" : "none is crossed" });
+    const init = (p: ReturnType<typeof pcn>) => () => ({ required: p.required, reviewDays: p.reviewDays, triggers: p.triggers.map((t) => ({ permitNumber: t.permitNumber, inputValue: t.inputValue })), because: p.because });
     const once = () => { throw new Error("built again"); };
     const first = pcn(true, trigger());
     expect(lists.pcnOf(first, init(first))).toBe(0);
     expect(lists.pcnOf(pcn(true, trigger({ inputValue: ["0.2", "acres"].join(" ") })), once)).toBe(0); // equal text, another string
-    const others = [pcn(true, trigger({ inputValue: "0.3 acres" })), pcn(true, trigger({ sourceUrl: "https://www.govinfo.gov/" })), pcn(true, trigger({ basis: "secondary" })), pcn(true, trigger(), trigger()), pcn(null), pcn(false)];
+    const others = [pcn(true, trigger({ inputValue: "0.3 acres" })), pcn(true, trigger({ sourceUrl: "https://www.govinfo.gov/" })), pcn(true, trigger({ basis: "secondary" })), pcn(true, trigger(), trigger()), { ...pcn(true), because: "no candidate was confirmed" }, pcn(false)];
     expect(others.map((p) => lists.pcnOf(p, init(p)))).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(lists.pcnOf(pcn(null), once)).toBe(5);
+    expect(lists.pcnOf({ ...pcn(true), because: ["no candidate", "was confirmed"].join(" ") }, once)).toBe(5); // the same reason, another string
     expect(lists.pcn.map((p) => [p.required, p.triggers.map((t) => t.inputValue)])).toEqual([
-      [true, ["0.2 acres"]], [true, ["0.3 acres"]], [true, ["0.2 acres"]], [true, ["0.2 acres"]], [true, ["0.2 acres", "0.2 acres"]], [undefined, []], [false, []],
+      [true, ["0.2 acres"]], [true, ["0.3 acres"]], [true, ["0.2 acres"]], [true, ["0.2 acres"]], [true, ["0.2 acres", "0.2 acres"]], [true, []], [false, []],
     ]);
 
     const swf = { code: "SWF", conditionsCompiled: false, name: "Fort Worth", url: "https://www.swf.usace.army.mil/" };

@@ -138,8 +138,8 @@ const TRIGGER: Element<PcnTriggerOut> = {
   same: sameFields<PcnTriggerOut>({ permitNumber: true, threshold: true, inputValue: true, sourceUrl: true, confidence: true, basis: true, checkedOn: true }),
 };
 const PCN: Kind<PcnOut> = {
-  key: (p) => hashOf(p.triggers, TRIGGER, (p.required === null ? 2 : Number(p.required)) * 1009 + p.reviewDays),
-  same: (a, b) => a.required === b.required && a.reviewDays === b.reviewDays && sameList(a.triggers, b.triggers, TRIGGER),
+  key: (p) => hashOf(p.triggers, TRIGGER, Number(p.required) * 1009 + p.reviewDays + p.because.length * 7),
+  same: (a, b) => a.required === b.required && a.reviewDays === b.reviewDays && a.because === b.because && sameList(a.triggers, b.triggers, TRIGGER),
 };
 // Layers are the dataset's own objects, one per district or state: keyed by code.
 const DISTRICT_LAYER: Kind<DistrictLayerOut> = {

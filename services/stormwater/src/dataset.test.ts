@@ -88,7 +88,7 @@ describe("datasetVersion", () => {
   test("is the asOf date plus a short content hash, identical for identical files", () => {
     const a = loadDataset();
     const b = loadDataset();
-    expect(a.version).toMatch(/^2026-11-26\.[0-9a-f]{10}$/);
+    expect(a.version).toMatch(/^2026-11-28\.[0-9a-f]{10}$/);
     expect(b.version).toBe(a.version);
   });
 

@@ -89,9 +89,20 @@ function requestBodyOf(r: RouteSpec, body: Record<string, unknown>): Record<stri
   return { required: true, ...(typeof description === "string" ? { description } : {}), content: { "application/json": { schema, ...requestExample(r) } } };
 }
 
+/** A field the service always sets though its proto presence is explicit: not nullable, and required. */
+function alwaysSet(schema: Record<string, unknown>, field: string): void {
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  const { oneOf: _o, ...rest } = props[field];
+  props[field] = { ...rest, type: (rest.type as string[]).filter((t) => t !== "null")[0] };
+  (schema.required as string[]).push(field);
+}
+
 export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<string, unknown> {
   const schemas: Record<string, Record<string, unknown>> = {};
   for (const r of routes) for (const m of r.doc.messages ?? []) addRouteMessage(r, m, schemas);
+  // Pcn.required keeps proto `optional` (its presence on the wire cannot change) but is always set:
+  // document 2 types it boolean.
+  if (schemas.NwpPcn) alwaysSet(schemas.NwpPcn, "required");
   // GET /api/v1/coverage: the stormwater surface's envelope around both read-outs.
   schemas.Coverage = {
     type: "object",

@@ -27,7 +27,7 @@ describe("issue 27 reproductions: limits admit only on facts that may relax", ()
       [58, null, "limit-not-confirmed", "secondary"],
     ]);
     expect(d.verdict).toBe("insufficient-data");
-    expect(d.pcn.required).toBeNull();
+    expect(d.pcn).toMatchObject({ required: true, triggers: [], because: "a pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district" });
     expect(d.candidates[0].reasons[0].message).toBe("0.45 acres of permanent loss is within the 1/2 acre limit of NWP 57 stated only by a third party, which is not the 2026 permit text, so eligibility is not assessed; confirm with the Corps district.");
   });
 
@@ -104,17 +104,21 @@ describe("rule of caution: PCN terms", () => {
   it("terms on a basis that may not relax never give 'no PCN': NWP 12 under its 1/10-acre threshold is PCN unknown, verdict nwp-with-pcn", () => {
     const d = runOn(fx, { state: "TX", district: "SWF", activity: "oil-gas-pipeline", permanentImpactAcres: 0.05 });
     expect(d.candidates[0].eligible).toBe(true);
-    expect(d.pcn).toMatchObject({ required: null, triggers: [] });
+    const said = "a pre-construction notification is treated as required for NWP 12 because its notification terms are stated only by a third party, so one cannot be ruled out; confirm with the Corps district";
+    expect(d.pcn).toMatchObject({ required: true, triggers: [], because: said });
     expect(d.verdict).toBe("nwp-with-pcn");
-    expect(d.headline).toContain("whether a pre-construction notification is required is unknown (NWP 12: its notification terms are stated only by a third party)");
-    expect(d.coverageGaps).toContain('Whether NWP 12 (Oil or Natural Gas Pipeline Activities) needs a pre-construction notification is unknown: its notification terms are stated only by a third party. Plan for one and confirm with the Corps district; this is never read as "no notification needed".');
+    expect(d.headline).toContain(`with a pre-construction notification (45-day review): 0.05 acres of permanent loss is within its 1/2-acre limit (verified); ${said}.`);
+    expect(d.coverageGaps).toContain(`A${said.slice(1)}.`);
   });
 
   it("a crossed threshold on any basis requires a PCN (cautious), with no 'unknown' gap beside it", () => {
     const d = runOn(fx, { state: "TX", district: "SWF", activity: "oil-gas-pipeline", permanentImpactAcres: 0.2 });
     expect(d.pcn.required).toBe(true);
     expect(d.pcn.triggers).toEqual([expect.objectContaining({ permitNumber: 12, basis: "secondary", confidence: "unverified", inputValue: "0.2 acres" })]);
-    expect(d.headline).toMatch(/with a pre-construction notification \(45-day review\): 0\.2 acres of permanent loss is within its 1\/2-acre limit \(verified\) and a PCN trigger applies \(unverified\)\./);
+    const said = "a pre-construction notification is required because a notification threshold of NWP 12 is crossed (unverified)";
+    expect(d.pcn.because).toBe(said);
+    expect(d.headline).toContain(`with a pre-construction notification (45-day review): 0.2 acres of permanent loss is within its 1/2-acre limit (verified); ${said}.`);
+    expect(d.coverageGaps).toContain(`A${said.slice(1)}.`);
     expect(d.coverageGaps.some((g) => /NWP 12 .*unknown/.test(g))).toBe(false);
   });
 
@@ -136,9 +140,10 @@ describe("issue 27 reproductions: the headline carries the decisive facts", () =
     const d = run();
     expect(d.verdict).toBe("insufficient-data");
     expect(d.confidence).toBe("unverified");
-    expect(d.pcn).toMatchObject({ required: null, triggers: [] });
+    expect(d.pcn).toMatchObject({ required: true, triggers: [] });
     expect(d.headline).toBe(
       "Insufficient data: no candidate permit (NWP 29) could be assessed for 0.3 acres of permanent loss in wetland waters: the acreage limit held for NWP 29 is not confirmed in the 2026 permit text; confirm with the Corps district. " +
+      "A pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district. " +
       "California's final 2026 Section 401 decision denies water quality certification for NWP 29, so an individual Section 401 certification is needed.",
     );
     // NWP 29's unread "PCN for every activity" term, said once, in the same words as everywhere.
@@ -176,7 +181,7 @@ describe("the date rule against the ruleset's expiry (2031-03-15)", () => {
     expect(run({}, "2031-03-15").headline).not.toContain("expired");
     const d = run({}, "2031-03-16");
     expect(d.verdict).toBe("insufficient-data");
-    expect(d.pcn.required).toBeNull();
+    expect(d.pcn).toMatchObject({ required: true, triggers: [], because: "a pre-construction notification is treated as required because the nationwide permits this service holds have expired and no successor is held, so one cannot be ruled out; confirm with the Corps district" });
     expect(d.headline).toContain("expired on 15 March 2031 and no successor ruleset is held");
   });
 

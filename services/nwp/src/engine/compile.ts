@@ -5,7 +5,7 @@ import type {
 } from "./types.js";
 import { RESOURCE_TYPES } from "./types.js";
 import { basisPhrase, mayRelax } from "@permits/rules";
-import { gapTexts, pcnAssumed } from "./texts.js";
+import { gapTexts, pcnAssumed, pcnTexts } from "./texts.js";
 
 export interface CompiledPermit {
   raw: RawPermit;
@@ -23,6 +23,8 @@ export interface CompiledPermit {
    * request does not carry).
    */
   noPcnUnknownBecause: string | undefined;
+  /** Why a PCN is treated as required where it is eligible with no trigger (see pcnTexts.notRuledOut); built once. */
+  pcnNotRuledOut: string | undefined;
   /** Gap texts for an "always" PCN condition when the candidate could not be assessed. */
   alwaysPcnGaps: string[];
   /** The trigger text of its "always" PCN condition (undefined without one). */
@@ -92,6 +94,7 @@ function compilePermit(p: RawPermit): CompiledPermit {
   const always = p.pcnConditions.filter((c) => c.kind === "always");
   // An "always" term no source states is still acted on (cautious), in words that say so.
   const assumed = always.length > 0 && always.every((c) => c.basis === "unsourced");
+  const unknownWhy = noPcnUnknownBecause(p);
   return {
     raw: p,
     number: p.number,
@@ -100,7 +103,8 @@ function compilePermit(p: RawPermit): CompiledPermit {
     acreageByType,
     linearByType: byType(p.streamBedLinearFeetLimit ? [p.streamBedLinearFeetLimit] : []),
     acreageGapByType,
-    noPcnUnknownBecause: noPcnUnknownBecause(p),
+    noPcnUnknownBecause: unknownWhy,
+    pcnNotRuledOut: unknownWhy === undefined ? undefined : pcnTexts.notRuledOut(p.number, unknownWhy),
     alwaysPcnGaps: assumed ? [gapTexts.pcnAssumedIfApplies(p.number)] : always.map((c) => gapTexts.alwaysIfApplies(label, c.description)),
     alwaysPcnThreshold: always.length === 0 ? undefined : assumed ? pcnAssumed(p.number) : `always: ${always.map((c) => c.description).join("; ")}`,
     pcnAssumed: assumed,
@@ -141,7 +145,7 @@ function compileState(s: RawStateCertification): CompiledState {
   return {
     raw: s,
     layer: { code: s.code, certificationCompiled: s.certificationCompiled, certifier },
-    gaps: [`Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
+    gaps: [s.decisions ? gapTexts.decisionHeld(s.name, s.decisions.final ? "final" : "proposed", s.decisions.cycle, who) : `Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
     certified: s.decisions ? new Set(s.decisions.certified) : undefined,
   };
 }

@@ -5,12 +5,12 @@ import { evaluateCandidate, pcnTriggers, type Evaluation } from "./evaluate.js";
 import { acres, feet, nwpList } from "./format.js";
 import type { Confidence, DeterminationOut, NormalizedInput, PcnTriggerOut, RawLimit, VerdictId } from "./types.js";
 import { agree, allVerified, longDate, relaxedOnlyOn } from "@permits/rules";
-import { capital, gapTexts, headlineTexts, pcnAssumed } from "./texts.js";
+import { capital, gapTexts, headlineTexts, pcnAssumed, pcnTexts } from "./texts.js";
 
 // The rule of caution: "nwp-likely" tells the caller no PCN is needed, so it needs pcn.required
-// false, which only terms that may relax can give (see noPcnUnknownBecause in compile.ts). An
-// unknown PCN requirement takes the most cautious verdict the facts support: the NWP with a PCN.
-function verdictOf(evals: Evaluation[], pcnRequired: boolean | null): VerdictId {
+// false, which only terms that may relax can give (see noPcnUnknownBecause in compile.ts). A
+// notification that cannot be ruled out is treated as required: the NWP with a PCN.
+function verdictOf(evals: Evaluation[], pcnRequired: boolean): VerdictId {
   if (evals.some((e) => e.candidate.eligible === true)) return pcnRequired === false ? "nwp-likely" : "nwp-with-pcn";
   if (evals.some((e) => e.candidate.eligible === false)) return "individual-permit-likely";
   return "insufficient-data";
@@ -26,11 +26,30 @@ interface PcnFindings {
   triggers: PcnTriggerOut[];
   /** Candidates (by number) whose only trigger is a PCN treated as required (terms not read). */
   assumed: number[];
-  /** "NWP 12: why" for eligible candidates with no trigger whose "no PCN" cannot be said. */
+  /** For eligible candidates with no trigger whose "no PCN" cannot be said: why a PCN is treated as required. */
   unknown: string[];
 }
 
-function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, pcn: PcnFindings, reviewDays: number): string {
+/**
+ * pcn.required and why. Never null: true on a crossed trigger, and wherever a notification cannot
+ * be ruled out (see pcnTexts); false only where every fact a "no PCN" rests on may relax.
+ * `reasons` are said in these words in pcn.because, the headline and the gaps.
+ */
+function pcnOutcome(pcn: PcnFindings, anyEligible: boolean, relaxed: boolean): { required: boolean; reasons: string[] } {
+  const reasons: string[] = [];
+  const read = pcn.triggers.filter((t) => !pcn.assumed.includes(t.permitNumber));
+  if (read.length > 0) {
+    const numbers = [...new Set(read.map((t) => t.permitNumber))];
+    reasons.push(pcnTexts.triggered(numbers, read.some((t) => t.confidence !== "verified") ? "unverified" : "verified"));
+  }
+  for (const n of pcn.assumed) reasons.push(pcnAssumed(n));
+  reasons.push(...pcn.unknown);
+  if (!anyEligible) reasons.push(pcnTexts.noCandidateConfirmed);
+  else if (reasons.length === 0 && !relaxed) reasons.push(pcnTexts.termsNotConfirmed);
+  return reasons.length > 0 ? { required: true, reasons } : { required: false, reasons: [pcnTexts.notRequired] };
+}
+
+function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, because: string, reviewDays: number): string {
   const loss = acres(input.permanentImpactAcres);
   const ok = evals.filter((e) => e.candidate.eligible === true);
   if (verdict === "nwp-likely" || verdict === "nwp-with-pcn") {
@@ -42,14 +61,7 @@ function verdictSentence(verdict: VerdictId, evals: Evaluation[], input: Normali
     if (verdict === "nwp-likely") {
       return `${applies}: ${fits}, and no held PCN threshold is crossed, though PCN terms, regional conditions and Section 401 certification are not fully screened.`;
     }
-    if (pcn.triggers.length === 0) {
-      return `${applies}, but whether a pre-construction notification is required is unknown (${pcn.unknown.join("; ")}), so plan for one (${reviewDays}-day review): ${fits}.`;
-    }
-    const read = pcn.triggers.filter((t) => !pcn.assumed.includes(t.permitNumber));
-    const trigWord = read.some((t) => t.confidence !== "verified") ? "unverified" : "verified";
-    const readPart = read.length > 0 ? ` and a PCN trigger applies (${trigWord})` : "";
-    const assumedPart = pcn.assumed.map((n) => `; ${pcnAssumed(n)}`).join("");
-    return `${applies} with a pre-construction notification (${reviewDays}-day review): ${fits}${readPart}${assumedPart}.`;
+    return `${applies} with a pre-construction notification (${reviewDays}-day review): ${fits}; ${because}.`;
   }
   if (verdict === "individual-permit-likely") {
     const over = evals.filter((e) => e.candidate.eligible === false);
@@ -92,13 +104,15 @@ function decisiveFacts(state: CompiledState, district: CompiledDistrict, activit
   return out;
 }
 
-/** The headline: the verdict, then each decisive fact. */
-function headline(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, pcn: PcnFindings, reviewDays: number, decisive: string[]): string {
-  return [verdictSentence(verdict, evals, input, pcn, reviewDays), ...decisive].join(" ");
+/** The headline: the verdict, why a notification is treated as required where no candidate carries it, then each decisive fact. */
+function headline(verdict: VerdictId, evals: Evaluation[], input: NormalizedInput, because: string, reviewDays: number, decisive: string[]): string {
+  const sentence = verdictSentence(verdict, evals, input, because, reviewDays);
+  const pcnSentence = verdict === "nwp-likely" || verdict === "nwp-with-pcn" ? [] : [`${capital(because)}.`];
+  return [sentence, ...pcnSentence, ...decisive].join(" ");
 }
 
-/** `unknownWhy[i]`: why candidate i's PCN requirement is unknown (eligible candidates without a trigger only). */
-function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict, state: CompiledState, activity: CompiledActivity, evals: Evaluation[], unknownWhy: (string | undefined)[], assumed: number[]): string[] {
+/** `pcnReasons`: why a notification is required or treated as required, each said as a gap too. */
+function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict, state: CompiledState, activity: CompiledActivity, evals: Evaluation[], pcnReasons: string[]): string[] {
   const gaps: string[] = [ds.fixedGaps.jurisdiction, ...district.gaps, ...state.gaps];
   if (district.states.size === 0) {
     gaps.push(gapTexts.districtStatesNotHeld(district.label, state.raw.name));
@@ -113,9 +127,6 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     const eligible = evals[i].candidate.eligible;
     const limitGap = p.acreageGapByType[t];
     if (limitGap) gaps.push(limitGap);
-    const unknown = unknownWhy[i];
-    if (unknown) gaps.push(gapTexts.pcnUnknown(p.label, unknown));
-    if (eligible === true && assumed.includes(p.number)) gaps.push(`${capital(pcnAssumed(p.number))}.`);
     if (eligible !== true) gaps.push(...p.alwaysPcnGaps);
     if (eligible !== false) gaps.push(...p.unscreenedPcnGaps);
     if (p.suspendedGap && p.suspendedStates.has(input.state)) gaps.push(p.suspendedGap);
@@ -123,10 +134,11 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     if (dec && state.certified) {
       const kind = dec.final ? "final" : "proposed";
       gaps.push(state.certified.has(p.number)
-        ? `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision certifies NWP ${p.number} subject to its conditions, which are not compiled${p.number === 3 ? ` (${dec.certifiedNote})` : ""} (${dec.sourceUrl}).`
+        ? `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision certifies NWP ${p.number} subject to its conditions, which this answer does not include${p.number === 3 ? ` (${dec.certifiedNote})` : ""} (${dec.sourceUrl}).`
         : `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision denies certification for NWP ${p.number}, so individual Section 401 certification is needed (${dec.sourceUrl}).`);
     }
   }
+  for (const r of pcnReasons) gaps.push(`${capital(r)}.`);
   if (input.streamBedLinearFeet !== undefined) {
     const none = activity.permits.filter((p) => p.linearByType[t].length === 0 && !p.raw.noStreamBedLinearFeetLimit).map((p) => p.number);
     if (none.length > 0) gaps.push(gapTexts.linearNotHeld(none, feet(input.streamBedLinearFeet)));
@@ -136,7 +148,7 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
   return gaps;
 }
 
-function provenanceFor(ds: Dataset, district: CompiledDistrict, state: CompiledState, evals: Evaluation[], pcnRequired: boolean | null): { label: string; url: string }[] {
+function provenanceFor(ds: Dataset, district: CompiledDistrict, state: CompiledState, evals: Evaluation[], pcnRequired: boolean): { label: string; url: string }[] {
   const out = [...ds.baseProvenance];
   const seen = new Set(out.map((p) => p.url));
   const add = (label: string, url: string | undefined) => {
@@ -175,7 +187,6 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
   const activity = ds.activitiesById.get(input.activity)!;
   const evals = activity.permits.map((p) => evaluateCandidate(p, input, ds.ruleset.sourceUrl));
   const pcn: PcnFindings = { triggers: [], assumed: [], unknown: [] };
-  const unknownWhy: (string | undefined)[] = new Array(evals.length);
   let anyEligible = false;
   for (let i = 0; i < evals.length; i++) {
     if (evals[i].candidate.eligible !== true) continue;
@@ -186,17 +197,19 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
     if (own.length > 0) {
       // A trigger on any basis requires a PCN (cautious); one that rests on no source read says so.
       if (p.pcnAssumed && own.every((t) => t.basis === "unsourced" && t.inputValue === `any NWP ${p.number} activity`)) pcn.assumed.push(p.number);
-    } else if ((unknownWhy[i] = p.noPcnUnknownBecause)) {
-      pcn.unknown.push(`NWP ${p.number}: ${unknownWhy[i]}`);
+    } else if (p.pcnNotRuledOut) {
+      pcn.unknown.push(p.pcnNotRuledOut);
     }
   }
-  // true on any trigger; false only where every eligible candidate's terms may relax (no
-  // unknown); null otherwise, and where no candidate is eligible (no NWP path to notify on).
-  const pcnRequired = pcn.triggers.length > 0 ? true : !anyEligible || pcn.unknown.length > 0 ? null : relaxedOnlyOn(noPcnFacts(activity, evals), false, null);
   const reviewDays = ds.ruleset.pcnReview.reviewDays;
   const r = ds.ruleset;
   const lapsed = today > r.expiryDate && r.successorId === null;
-  const gaps = gapsFor(ds, input, district, state, activity, evals, unknownWhy, pcn.assumed);
+  const outcome = lapsed
+    ? { required: true, reasons: [pcnTexts.lapsed] }
+    : pcnOutcome(pcn, anyEligible, relaxedOnlyOn(noPcnFacts(activity, evals), true, false));
+  const because = outcome.reasons.length === 1 ? outcome.reasons[0] : outcome.reasons.join("; ");
+  // A notification that is required, or treated as required, is said as a gap too; "not required" is not a gap.
+  const gaps = gapsFor(ds, input, district, state, activity, evals, outcome.required ? outcome.reasons : []);
   const confidence = answerConfidence(ds, district, state, evals, pcn.triggers);
   const late = input.startDate === undefined && input.endDate === undefined
     ? []
@@ -208,23 +221,24 @@ export function decide(ds: Dataset, input: NormalizedInput, today: string): Dete
     gaps.unshift(`The ${r.name} expired on ${longDate(r.expiryDate)} and no successor ruleset is held, so no verdict is given from them; confirm with the district which permits now apply.`);
     return {
       verdict: "insufficient-data",
-      headline: `Insufficient data: the ${r.name} (${r.federalRegisterCitation}) expired on ${longDate(r.expiryDate)} and no successor ruleset is held by this service, so the project is not screened against them; confirm with the district which permits now apply.`,
+      headline: `Insufficient data: the ${r.name} (${r.federalRegisterCitation}) expired on ${longDate(r.expiryDate)} and no successor ruleset is held by this service, so the project is not screened against them; confirm with the district which permits now apply. ${capital(because)}.`,
       confidence,
       candidates: evals.map((e) => e.candidate),
-      pcn: { required: null, reviewDays, triggers: [] },
+      pcn: { required: true, reviewDays, triggers: [], because },
       districtLayer: district.layer,
       stateLayer: state.layer,
       coverageGaps: gaps,
-      provenance: provenanceFor(ds, district, state, evals, null),
+      provenance: provenanceFor(ds, district, state, evals, true),
     };
   }
+  const pcnRequired = outcome.required;
   const verdict = verdictOf(evals, pcnRequired);
   return {
     verdict,
-    headline: headline(verdict, evals, input, pcn, reviewDays, decisiveFacts(state, district, activity, evals, input)),
+    headline: headline(verdict, evals, input, because, reviewDays, decisiveFacts(state, district, activity, evals, input)),
     confidence,
     candidates: evals.map((e) => e.candidate),
-    pcn: { required: pcnRequired, reviewDays, triggers: pcn.triggers },
+    pcn: { required: pcnRequired, reviewDays, triggers: pcn.triggers, because },
     districtLayer: district.layer,
     stateLayer: state.layer,
     coverageGaps: gaps,

@@ -52,7 +52,8 @@ describe("verdict table (real 2026 dataset)", () => {
     expect(d.candidates[0].reasons[0].code).toBe("limit-unsourced"); // NWP 21's believed 1/2 acre: may exclude, never admit
     expect(d.candidates.find((c) => c.number === 49)!.reasons[0]).toMatchObject({ code: "limit-not-held", checkedOn: null }); // no term held: nothing was read
     expect(d.coverageGaps.some((g) => g.startsWith("No acreage limit for NWP 49 (Coal Remining Activities) is held"))).toBe(true);
-    expect(d.pcn.required).toBeNull();
+    expect(d.pcn.required).toBe(true);
+    expect(d.coverageGaps).toContain("A pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district.");
     // NWP 21 needs written authorization if it applies: said as a gap, not as a PCN trigger.
     expect(d.coverageGaps.some((g) => g.startsWith("If NWP 21 (Surface Coal Mining Activities) applies"))).toBe(true);
   });
@@ -64,16 +65,17 @@ describe("verdict table (real 2026 dataset)", () => {
 
   it("no PCN trigger for a candidate that is not eligible", () => {
     const d = run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.6 });
-    // No NWP path is established, so there is nothing to notify on: unknown, never "no PCN".
-    expect(d.pcn).toMatchObject({ required: null, triggers: [] });
+    // No NWP path is established, so a notification cannot be ruled out: treated as required, never "no PCN".
+    expect(d.pcn).toMatchObject({ required: true, triggers: [] });
   });
 
-  it("headline is one sentence on a plain answer and says unverified when the verdict rests on unverified limits", () => {
+  it("headline on a plain answer is the verdict, then why a notification is treated as required; it says unverified when the verdict rests on unverified limits", () => {
     for (const d of [run({ permanentImpactAcres: 3 }), run({ activity: "oil-gas-pipeline", permanentImpactAcres: 0.6 })]) {
       expect(d.headline).toMatch(/unverified/);
-      expect(d.headline.trim().split(/\.\s+[A-Z]/)).toHaveLength(1);
+      expect(d.headline.trim().split(/\.\s+(?=[A-Z])/)).toHaveLength(2);
+      expect(d.headline.endsWith(" A pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district.")).toBe(true);
     }
-    expect(run({}).headline).toBe("Insufficient data: no candidate permit (NWP 29) could be assessed for 0.3 acres of permanent loss in wetland waters: the acreage limit held for NWP 29 is not confirmed in the 2026 permit text; confirm with the Corps district.");
+    expect(run({}).headline).toBe("Insufficient data: no candidate permit (NWP 29) could be assessed for 0.3 acres of permanent loss in wetland waters: the acreage limit held for NWP 29 is not confirmed in the 2026 permit text; confirm with the Corps district. A pre-construction notification is treated as required because no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with the Corps district.");
   });
 
   it("coverage gaps always name the jurisdiction limit, uncompiled regional conditions and 401 decisions", () => {

@@ -23,17 +23,44 @@ export const reasonTexts = {
   noLinearLimit: (n: number, lf: string) => `NWP ${n} sets no stream-bed limit in linear feet, so the ${lf} of stream-bed loss does not exclude it.`,
 };
 
-/** A PCN treated as required because the permit's notification terms were not read: said once, the same way everywhere. */
-export function pcnAssumed(n: number): string {
-  return `a pre-construction notification is treated as required for NWP ${n} because its notification terms were ${notConfirmed(DISTRICT)}`;
+/**
+ * Why a notification is treated as required where none can be ruled out under the rule of caution:
+ * one template, said in the same words in `pcn.because`, the headline and the coverage gaps.
+ * `n`: the permit it is about, or undefined where it is about the project as a whole.
+ */
+export function pcnTreatedAsRequired(n: number | undefined, why: string): string {
+  return `a pre-construction notification is treated as required${n === undefined ? "" : ` for NWP ${n}`} because ${why}`;
 }
+
+const assumedSaid = new Map<number, string>();
+
+/** A PCN treated as required because the permit's notification terms were not read (built once per permit). */
+export function pcnAssumed(n: number): string {
+  let said = assumedSaid.get(n);
+  if (said === undefined) assumedSaid.set(n, (said = pcnTreatedAsRequired(n, `its notification terms were ${notConfirmed(DISTRICT)}`)));
+  return said;
+}
+
+export const pcnTexts = {
+  /** An eligible candidate with no trigger whose "no PCN" cannot be said (see noPcnUnknownBecause). */
+  notRuledOut: (n: number, why: string) => pcnTreatedAsRequired(n, `${why}, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  /** No candidate is eligible: there is no held term that could rule a notification out. */
+  noCandidateConfirmed: pcnTreatedAsRequired(undefined, `no candidate nationwide permit was confirmed for this project, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  /** The ruleset has lapsed and no successor is held. */
+  lapsed: pcnTreatedAsRequired(undefined, `the nationwide permits this service holds have expired and no successor is held, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  /** Read (or held) triggers are crossed. */
+  triggered: (numbers: number[], confidence: "verified" | "unverified") =>
+    `a pre-construction notification is required because a notification threshold of ${nwpList(numbers)} is crossed (${confidence})`,
+  /** Every eligible candidate's notification terms may relax, but a limit it fits may not. */
+  termsNotConfirmed: pcnTreatedAsRequired(undefined, `a term the answer rests on was not confirmed in the permit text, so one cannot be ruled out; confirm with ${DISTRICT}`),
+  notRequired: "no pre-construction notification is required: the notification terms of every eligible candidate were read and none is crossed",
+};
 
 export function capital(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export const gapTexts = {
-  pcnUnknown: (label: string, why: string) => `Whether ${label} needs a pre-construction notification is unknown: ${why}. Plan for one and confirm with ${DISTRICT}; this is never read as "no notification needed".`,
   pcnAssumedIfApplies: (n: number) => `If NWP ${n} applies, ${pcnAssumed(n)}.`,
   alwaysIfApplies: (label: string, description: string) => `If ${label} applies: ${description}`,
   linearNotHeld: (numbers: number[], lf: string) =>
@@ -41,6 +68,9 @@ export const gapTexts = {
   temporary: (a: number) => `Temporary impacts (${acres(a)}) are not screened against any limit; only permanent loss is compared.`,
   districtNotServing: (district: string, state: string, code: string, recorded: string[]) =>
     `The ${district} is not recorded in this dataset as serving ${state} (${code}); recorded: ${recorded.join(", ")}. Confirm which district handles the site.`,
+  /** A state whose Section 401 decision (which NWPs it certifies, which it denies) is held and applied. */
+  decisionHeld: (state: string, kind: string, cycle: string, who: string) =>
+    `${state}'s ${kind} ${cycle} Section 401 decision is applied: it says which nationwide permits are certified and which are denied. The conditions attached to the certified ones are not included in this answer (${who}).`,
   districtStatesNotHeld: (district: string, state: string) => `The states served by the ${district} are not held, so whether it serves ${state} was not checked.`,
 };
 

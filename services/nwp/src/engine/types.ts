@@ -198,8 +198,12 @@ export interface DeterminationOut {
   /** Verified only when every fact the answer states is (see answerConfidence). */
   confidence: Confidence;
   candidates: CandidateOut[];
-  /** required null: not known (terms not held, on a basis that may not relax, or on facts not given). */
-  pcn: { required: boolean | null; reviewDays: number; triggers: PcnTriggerOut[] };
+  /**
+   * required: true where a trigger is crossed or a notification cannot be ruled out (terms not
+   * held, on a basis that may not relax, or no candidate confirmed); false only on terms that may
+   * relax. `because` says why, in the words the headline and the gaps use.
+   */
+  pcn: { required: boolean; reviewDays: number; triggers: PcnTriggerOut[]; because: string };
   districtLayer: { code: string; conditionsCompiled: boolean; name: string; url: string };
   stateLayer: { code: string; certificationCompiled: boolean; certifier: string };
   coverageGaps: string[];

@@ -130,7 +130,7 @@ describe("the date rule on a state permit: Missouri MORA00000 expires on 2027-02
   test("a project running past an expiry read only in a third party's report: the step says the date is not confirmed", () => {
     const d = det({ state: "OH", endDate: "2028-05-01" });
     expect(d.coverage).toBe(Coverage.REQUIRED);
-    expect(stepOf(d, "project dates and permit expiry")?.result).toBe("The project's endDate 2028-05-01 falls after Ohio EPA NPDES Statewide Construction Storm Water General Permit expires on 22 April 2028 (a date not confirmed in the agency's own text): coverage must continue under its successor permit, which this service does not hold; confirm with Ohio Environmental Protection Agency. The coverage verdict is unchanged.");
+    expect(stepOf(d, "project dates and permit expiry")?.result).toBe("The project's endDate 2028-05-01 falls after Ohio EPA NPDES Statewide Construction Storm Water General Permit expires on 22 April 2028 (a date reported by a third party, not confirmed in the agency's own text): coverage must continue under its successor permit, which this service does not hold; confirm with Ohio Environmental Protection Agency. The coverage verdict is unchanged.");
     expect(stepOf(d, "project dates and permit expiry")?.citation).toMatchObject({ confidence: Confidence.UNVERIFIED });
   });
 
@@ -185,14 +185,15 @@ test("a state permit's reference rests on the weakest of its identity, its dates
 test("Alaska, Kansas, Oregon, Wisconsin and Wyoming: their held permits expired with no successor held, so a site needing coverage is verify today", () => {
   // Wyoming's and Wisconsin's expiry dates were read only in a consultant's and a newsletter's reports: the
   // sentences say so. An expiry, however sourced, only ever makes the answer more careful.
-  const unconfirmed = " (a date not confirmed in the agency's own text)";
-  for (const [state, date] of [["AK", "31 January 2026"], ["KS", "31 July 2022"], ["OR", "14 December 2025"], ["WI", `30 September 2026${unconfirmed}`], ["WY", `1 August 2025${unconfirmed}`]]) {
+  // The qualifier says where the date was read: Wisconsin's in DNR's own bulletin, Wyoming's by a consultant.
+  const unconfirmed = / \(a date .*\)$/;
+  for (const [state, date] of [["AK", "31 January 2026"], ["KS", "31 July 2022"], ["OR", "14 December 2025"], ["WI", "30 September 2026 (a date stated by the agency itself, not read in the permit)"], ["WY", "1 August 2025 (a date reported by a third party, not confirmed in the agency's own text)"]]) {
     const d = det({ state });
     expect(d.coverage).toBe(Coverage.VERIFY);
     expect(d.coverageReason).toContain(`expired on ${date} and no successor permit is held`);
     expect(d.derivation.find((s) => s.step === "permit expiry")?.result).toContain(`expired on ${date}, and no successor permit is held`);
     // The permit's reference claims no more than its dates: verified only where they were read in official text.
-    expect(d.permit?.confidence).toBe(date.endsWith(unconfirmed) ? Confidence.UNVERIFIED : Confidence.VERIFIED);
+    expect(d.permit?.confidence).toBe(unconfirmed.test(date) ? Confidence.UNVERIFIED : Confidence.VERIFIED);
     expect(d.confidence).toBe(Confidence.UNVERIFIED); // the coverage-threshold step cites a secondary page
     expect(d.requirements).toEqual([]);
   }

@@ -1,11 +1,13 @@
 // The coverage verdict: 1 acre or more, or under 1 acre in a larger common plan. Industrial
 // activity is never answered here (verify). Where the governing permit has expired on the
-// evaluation date and no successor is held, a site that needs coverage is answered verify too.
+// evaluation date and no successor is held (or may have: see mayHaveLapsed), a site that needs
+// coverage is answered verify too.
 import { deepFreeze, longDate } from "@permits/rules";
 import { Coverage, type DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { COVERAGE_THRESHOLD_ACRES } from "./contract.js";
 import { acres, step } from "./messages.js";
-import { continuationStep, expiryStep, expiryWords, hasLapsed } from "./term.js";
+import { STATE_THRESHOLD_NOT_READ } from "./texts.js";
+import { continuationStep, expiryStep, expiryWords, hasLapsed, lapseOf, mayHaveLapsed, replacementStep } from "./term.js";
 import type { Route, Dataset, PermitTerm } from "./types.js";
 import type { Site } from "./validate.js";
 
@@ -46,17 +48,22 @@ export function assessCoverage(ds: Dataset, site: Site, route: Route, term: Perm
       steps.push(LARGER_PLAN_UNSTATED);
     }
   }
-  const scope = cgp ? "" : " This is the federal floor (40 CFR 122.26); the state permit was not read and may reach further.";
+  const scope = cgp ? "" : STATE_THRESHOLD_NOT_READ;
   steps.unshift(step("coverage threshold", reason + scope, citation));
-  if (!hasLapsed(term, today)) return { coverage, reason, required: coverage === Coverage.REQUIRED, steps };
-  steps.push(expiryStep(term));
+  const lapse = lapseOf(term, today);
+  if (term === undefined || lapse === undefined) return { coverage, reason, required: coverage === Coverage.REQUIRED, steps };
+  if (hasLapsed(term, today)) steps.push(expiryStep(term));
+  else if (mayHaveLapsed(term)) steps.push(replacementStep(term));
   if (coverage === Coverage.REQUIRED) {
-    // The site needs coverage, but the permit that would give it has lapsed: not answered.
+    // The site needs coverage, but the permit that would give it has (or may have) lapsed: not answered.
     steps.push(continuationStep(ds, term));
     const why = site.acres >= COVERAGE_THRESHOLD_ACRES
       ? `${a} disturbed is at or above the 1-acre threshold (${site.acres} >= 1)`
       : `${a} disturbed is below the 1-acre threshold (${site.acres} < 1), but the site is part of a larger common plan of development or sale`;
-    reason = `${why}, so permit coverage is needed; but ${term.name} expired on ${expiryWords(term, term.expiryDate)} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;
+    const which = term.expiryDate !== null
+      ? `${term.name} expired on ${expiryWords(term, term.expiryDate)}`
+      : `whether ${term.name} is still in force is not confirmed (${term.agencyName} has proposed a permit to replace it)`;
+    reason = `${why}, so permit coverage is needed; but ${which} and no successor permit is held, so this service will not answer which permit covers the site (verify). Confirm with ${term.agencyName}.`;
     return { coverage: Coverage.VERIFY, reason, required: true, steps };
   }
   // Below the threshold no permit is needed under any edition; the expiry is still said.

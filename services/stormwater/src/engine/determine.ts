@@ -19,7 +19,7 @@ import { governingPermit, selectRoute, type Governing } from "./authority.js";
 import { assessCoverage } from "./coverage.js";
 import { appliesForSite } from "./credential.js";
 import { step } from "./messages.js";
-import { acreRangeText, noPermitForSizeText, partlyReadPermitText } from "./texts.js";
+import { acreRangeText, cgpAttachesText, noPermitForSizeText, partlyReadPermitText } from "./texts.js";
 import {
   FIXED_NOTICES,
   industrialNotice,
@@ -32,8 +32,8 @@ import {
   UNVERIFIED_REQUIREMENTS_NOTICE,
 } from "./notices.js";
 import { assembleCgp } from "./requirements.js";
-import { hasLapsed, projectDateFindings } from "./term.js";
-import type { Dataset, PreparedJurisdiction, Route } from "./types.js";
+import { lapseOf, projectDateFindings, type Lapse } from "./term.js";
+import type { Dataset, PreparedJurisdiction, PreparedStatePermit, Route } from "./types.js";
 import { echoInput, normalizeSite, type Site } from "./validate.js";
 
 const NO_PERMIT = Object.freeze({ confidence: Confidence.UNVERIFIED });
@@ -51,18 +51,19 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
 
   let requirements: Requirement[] = [];
   let screens: EligibilityScreen[] = [];
-  const lapsed = site.activity === "construction" && hasLapsed(governing?.term, today);
+  const lapse = site.activity === "construction" ? lapseOf(governing?.term, today) : undefined;
+  const lapsed = lapse !== undefined;
   // The governing state permit's requirements that apply to a site of this size.
   const stateList = governing?.state?.requirementsFor(site.acres) ?? [];
-  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapsed, stateList.length);
-  derivation.push(outcome.step);
+  const outcome = governingOutcome(ds, pj, route, site.activity, cov.required, governing, lapse, stateList.length);
   if (outcome.cgpApplies) {
     const a = assembleCgp(ds, site);
     requirements = a.requirements;
     screens = a.screens;
-    derivation.push(...a.steps);
-  } else if (outcome.stateApplies) {
-    requirements = stateList;
+    derivation.push(cgpGoverningStep(ds, requirements), ...a.steps);
+  } else {
+    derivation.push(outcome.step);
+    if (outcome.stateApplies) requirements = stateList;
   }
   const dates = lapsed ? { steps: [], notices: [] } : projectDateFindings(governing?.term, site);
   derivation.push(...dates.steps);
@@ -72,7 +73,7 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   const key = applies === undefined ? "unknown" : applies ? "yes" : "no";
   derivation.push(route.credentialStep[key]);
 
-  const jurisdiction = route.jurisdiction[key];
+  const jurisdiction = (numberedBy(route, governing)?.jurisdiction ?? route.jurisdiction)[key];
   const permit = governing?.ref;
   // Overall confidence: verified only when every citation of the answer is (caution.ts). A
   // governing permit that was not identified is not a fact the answer can rest on.
@@ -94,8 +95,24 @@ export function determineStormwater(ds: Dataset, input: SiteInput | undefined, t
   });
 }
 
+/** The "governing permit" step where the read CGP's requirements attach: how many of them are verified, built once per count. */
+function cgpGoverningStep(ds: Dataset, requirements: Requirement[]): DerivationStep {
+  const verified = requirements.filter((q) => q.citation?.confidence === Confidence.VERIFIED).length;
+  return derivedOnce(ds.cgp, `governing step ${verified}/${requirements.length}`, () =>
+    step("governing permit", cgpAttachesText(ds.cgp.ref.name, ds.cgp.ref.version, verified, requirements.length)));
+}
+
+/**
+ * The state permit whose number the jurisdiction carries where its row names none: the governing
+ * one, or on an unverified row the one permit held for its number alone (Arkansas's ARR150000).
+ */
+function numberedBy(route: Route, governing: Governing | undefined): PreparedStatePermit | undefined {
+  if (route.kind !== "state") return undefined;
+  return governing?.state ?? (route.governing === "none" && route.statePermits.length === 1 ? route.statePermits[0] : undefined);
+}
+
 interface GoverningOutcome {
-  /** The "governing permit" derivation step. */
+  /** The "governing permit" derivation step (where the CGP's requirements attach, cgpGoverningStep gives it). */
   step: DerivationStep;
   /** True where the read CGP governs and coverage is required: its requirements attach. */
   cgpApplies: boolean;
@@ -109,10 +126,10 @@ interface GoverningOutcome {
  * activity, whether coverage is required and which of the route's permits applies, so each
  * combination is built once and shared (see derivedOnce).
  */
-function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapsed: boolean, applicable: number): GoverningOutcome {
+function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, activity: Site["activity"], required: boolean | undefined, governing: Governing | undefined, lapse: Lapse, applicable: number): GoverningOutcome {
   const permit = governing?.ref;
   const permitIndex = route.statePermits.findIndex((p) => p.ref === permit);
-  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapsed}|${applicable}`, () => {
+  return derivedOnce(route, `${activity}|${required}|${permitIndex}|${lapse}|${applicable}`, () => {
     const notices = [...FIXED_NOTICES];
     const agency = route.agencyName;
     let text: string;
@@ -123,13 +140,14 @@ function governingOutcome(ds: Dataset, pj: PreparedJurisdiction, route: Route, a
         ? `${ds.msgp.ref.name} (${ds.msgp.ref.version}); its requirements are not held.`
         : `The industrial stormwater permit for ${route.name} was not identified or read by this service.`;
       notices.push(industrialNotice(agency));
-    } else if (lapsed && required) {
-      text = `${permit!.name} (${permit!.version}) has expired and no successor is held, so no requirements are listed.`;
-      notices.push(lapsedNotice(permit!.name, agency));
+    } else if (lapse && required) {
+      const status = lapse === "expired" ? "has expired" : "may no longer be in force (a permit to replace it was proposed)";
+      text = `${permit!.name} (${permit!.version}) ${status} and no successor is held, so no requirements are listed.`;
+      notices.push(lapsedNotice(permit!.name, agency, status));
     } else if (route.governing === "cgp") {
       if (required) {
         cgpApplies = true;
-        text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. It has been read, so its requirements attach.`;
+        text = "";
         if (ds.cgp.anyUnverifiedRequirement) notices.push(UNVERIFIED_REQUIREMENTS_NOTICE);
       } else {
         text = `${ds.cgp.ref.name}, ${ds.cgp.ref.version}. Coverage is not required, so its requirements do not attach.`;

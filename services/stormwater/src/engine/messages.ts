@@ -8,10 +8,14 @@ import { CitationSchema, Confidence, type Citation } from "@permits/proto/common
 import {
   CredentialGate,
   DerivationStepSchema,
+  PermitRefSchema,
   RequirementKind,
+  RequirementSchema,
   type DerivationStep,
+  type PermitRef,
+  type Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
-import type { RawCitation, RawConfidence, RawGate, RawRequirementKind, RawValue } from "./raw.js";
+import type { RawBasis, RawCitation, RawConfidence, RawGate, RawRequirement, RawRequirementKind, RawStatePermit, RawValue } from "./raw.js";
 
 export function confidenceOf(c: RawConfidence): Confidence {
   return c === "verified" ? Confidence.VERIFIED : Confidence.UNVERIFIED;
@@ -86,3 +90,42 @@ export function servedValue(value: RawValue, detail: string, c: RawCitation, age
   if (!isWithheld(value, c, fixedByContract)) return { value, detail };
   return { value: null, detail: `${detail} ${withheldText(agency)}` };
 }
+
+/** A PermitRef from a permit's identity and the agency that issues it. */
+export function permitRefOf(
+  p: Pick<RawStatePermit, "id" | "name" | "permitNumber" | "version" | "permitUrl" | "effectiveDate" | "expiryDate">,
+  issuer: { authority: string; agencyName: string; agencyUrl: string | null },
+  confidence: PermitRef["confidence"],
+  basis: RawBasis,
+): PermitRef {
+  return create(PermitRefSchema, {
+    id: p.id,
+    name: p.name,
+    permitNumber: p.permitNumber ?? undefined,
+    version: p.version,
+    authority: issuer.authority,
+    agencyName: issuer.agencyName,
+    agencyUrl: issuer.agencyUrl ?? undefined,
+    permitUrl: p.permitUrl ?? undefined,
+    effectiveDate: p.effectiveDate ?? undefined,
+    expiryDate: p.expiryDate ?? undefined,
+    confidence,
+    basis: basisOf(basis),
+  });
+}
+
+/** A fixed requirement as served: its value at its confidence, unless no source states it (see servedValue). */
+export function fixedRequirement(q: RawRequirement, defaultBecause: string, agency: string, fixedByContract = false): Requirement {
+  const { value, detail } = servedValue(q.value ?? null, q.detail ?? "", q.citation, agency, fixedByContract);
+  return create(RequirementSchema, {
+    id: q.id,
+    kind: kindOf(q.kind),
+    label: q.label,
+    detail,
+    value: valueMsg(value),
+    citation: citationMsg(q.citation),
+    because: q.because ?? defaultBecause,
+    unit: q.unit,
+  });
+}
+

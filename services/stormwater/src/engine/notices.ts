@@ -17,8 +17,8 @@ export function partialStateNotice(permitName: string, agency: string): string {
   return `Only some requirements of the governing permit (${permitName}, issued by ${agency}) have been read; those listed carry their own citations. The list is partial: it does not mean nothing else is required; confirm the full requirements with ${agency}.`;
 }
 
-export function lapsedNotice(permitName: string, agency: string): string {
-  return `No requirements are listed because the governing permit (${permitName}) has expired and no successor permit is held by this service. An empty list does not mean nothing is required; confirm with ${agency} which permit now covers the site and what it requires.`;
+export function lapsedNotice(permitName: string, agency: string, status = "has expired"): string {
+  return `No requirements are listed because the governing permit (${permitName}) ${status} and no successor permit is held by this service. An empty list does not mean nothing is required; confirm with ${agency} which permit now covers the site and what it requires.`;
 }
 
 export function notIdentifiedNotice(name: string, agency: string): string {

@@ -1,13 +1,10 @@
 // Builds the precomputed Dataset from validated raw data: every message that does not depend on
 // a site's facts is created here once, so a determination only assembles parts.
 import { create } from "@bufbuild/protobuf";
-import { basisOf, weakerBasis } from "@permits/rules";
-import { Confidence } from "@permits/proto/common/v1/common";
+import { basisOf } from "@permits/rules";
 import {
   EligibilityScreenSchema,
   JurisdictionSchema,
-  PermitRefSchema,
-  RequirementSchema,
   ScreenStatus,
   type EligibilityScreen,
   type Jurisdiction,
@@ -16,11 +13,10 @@ import {
 } from "@permits/proto/stormwater/v1/stormwater";
 import { credentialMsg, credentialSummaryLine, type Applies } from "./credential.js";
 import { fixedByDocument1, STABILIZATION_DAYS, STABILIZATION_DAYS_UNSTATED } from "./contract.js";
-import { coversAcres } from "./authority.js";
-import { acreRangeText } from "./texts.js";
-import { citationMsg, confidenceOf, kindOf, servedValue, step, valueMsg } from "./messages.js";
-import type { RawBasis, RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen, RawStatePermit } from "./raw.js";
-import type { Dataset, PermitTerm, PreparedCgp, PreparedJurisdiction, PreparedStatePermit, Route, RouteKind } from "./types.js";
+import { citationMsg, confidenceOf, fixedRequirement, permitRefOf, step } from "./messages.js";
+import { prepareStatePermit } from "./state-permits.js";
+import type { RawCitation, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawScreen } from "./raw.js";
+import type { Dataset, JurisdictionFields, PermitTerm, PreparedCgp, PreparedJurisdiction, Route, RouteKind } from "./types.js";
 
 export const CGP_ID = "cgp-2022";
 export const MSGP_ID = "msgp-2021";
@@ -59,39 +55,6 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
   };
 }
 
-/**
- * What a state permit's reference rests on: its identity (the row's citation) and, where they have
- * their own citations, its dates and its number. The reference claims no more than the weakest.
- */
-function referenceGrounds(j: RawJurisdiction, p: RawStatePermit): [PermitRef["confidence"], RawBasis] {
-  const own = [p.datesCitation, p.numberCitation].filter((c): c is RawCitation => c != null);
-  const verified = j.confidence === "verified" && own.every((c) => c.confidence === "verified");
-  return [confidenceOf(verified ? "verified" : "unverified"), own.reduce((b, c) => weakerBasis(b, c.basis), j.basis)];
-}
-
-/** A PermitRef from a permit's identity and the agency that issues it. */
-function permitRefOf(
-  p: Pick<RawStatePermit, "id" | "name" | "permitNumber" | "version" | "permitUrl" | "effectiveDate" | "expiryDate">,
-  issuer: { authority: string; agencyName: string; agencyUrl: string | null },
-  confidence: PermitRef["confidence"],
-  basis: RawBasis,
-): PermitRef {
-  return create(PermitRefSchema, {
-    id: p.id,
-    name: p.name,
-    permitNumber: p.permitNumber ?? undefined,
-    version: p.version,
-    authority: issuer.authority,
-    agencyName: issuer.agencyName,
-    agencyUrl: issuer.agencyUrl ?? undefined,
-    permitUrl: p.permitUrl ?? undefined,
-    effectiveDate: p.effectiveDate ?? undefined,
-    expiryDate: p.expiryDate ?? undefined,
-    confidence,
-    basis: basisOf(basis),
-  });
-}
-
 export function permitRef(p: RawPermit): PermitRef {
   return permitRefOf(p, p, confidenceOf(p.confidence), p.citation.basis);
 }
@@ -105,44 +68,6 @@ function federalTerm(p: RawPermit): PermitTerm {
     issuer: "epa",
     agencyName: p.agencyName,
     expiryCitation: citationMsg(p.expiryCitation ?? p.citation),
-  };
-}
-
-/** A fixed requirement as served: its value at its confidence, unless no source states it (see servedValue). */
-export function fixedRequirement(q: RawRequirement, defaultBecause: string, agency: string, fixedByContract = false): Requirement {
-  const { value, detail } = servedValue(q.value ?? null, q.detail ?? "", q.citation, agency, fixedByContract);
-  return create(RequirementSchema, {
-    id: q.id,
-    kind: kindOf(q.kind),
-    label: q.label,
-    detail,
-    value: valueMsg(value),
-    citation: citationMsg(q.citation),
-    because: q.because ?? defaultBecause,
-  });
-}
-
-/**
- * A state permit's requirements, and those of them that apply to a site of a given size: some are
- * set only for small or large sites (TXR150000's Notice of Intent, 5 acres or more). One list per
- * size class, built here: between two consecutive bounds every requirement applies or does not.
- */
-function stateRequirements(p: RawStatePermit, agency: string): Pick<PreparedStatePermit, "requirements" | "requirementsFor"> {
-  const requirements = p.requirements.map((q) => {
-    const sized = q.minAcres !== undefined || q.maxAcresExclusive !== undefined;
-    const because = `Applies because coverage under ${p.name} is required for this site${sized ? ` and the permit sets it for sites of ${acreRangeText(q.minAcres, q.maxAcresExclusive)}` : ""}.`;
-    return fixedRequirement(q, because, agency);
-  });
-  const bounds = [...new Set(p.requirements.flatMap((q) => [q.minAcres, q.maxAcresExclusive]).filter((b): b is number => b !== undefined))].sort((a, b) => a - b);
-  if (bounds.length === 0) return { requirements, requirementsFor: () => requirements };
-  const byClass = [0, ...bounds].map((low) => requirements.filter((_, i) => coversAcres(p.requirements[i], low)));
-  return {
-    requirements,
-    requirementsFor: (acres) => {
-      let k = 0;
-      while (k < bounds.length && acres >= bounds[k]) k++;
-      return byClass[k];
-    },
   };
 }
 
@@ -210,20 +135,6 @@ function prepareCgp(raw: RawData, cgpRaw: RawPermit): PreparedCgp {
   };
 }
 
-interface JurisdictionFields {
-  name: string;
-  npdesAuthorized: boolean | null;
-  governingPermitId: string | null;
-  permitNumber: string | null;
-  permitName: string | null;
-  agencyName: string | null;
-  agencyUrl: string | null;
-  permitUrl: string | null;
-  confidence: Confidence;
-  basis: RawBasis;
-  sourceUrl: string | null;
-  note: string | null;
-}
 
 function jurisdictionMsg(code: string, f: JurisdictionFields, cred: RawCredential, applies: Applies): Jurisdiction {
   return create(JurisdictionSchema, {
@@ -242,6 +153,11 @@ function jurisdictionMsg(code: string, f: JurisdictionFields, cred: RawCredentia
     note: f.note ?? undefined,
     credential: credentialMsg(cred, applies),
   });
+}
+
+/** The jurisdiction as served, by whether the credential applies to the site. */
+function jurisdictionVariants(code: string, f: JurisdictionFields, cred: RawCredential): Route["jurisdiction"] {
+  return { yes: jurisdictionMsg(code, f, cred, true), no: jurisdictionMsg(code, f, cred, false), unknown: jurisdictionMsg(code, f, cred, undefined) };
 }
 
 function routeOf(
@@ -271,11 +187,7 @@ function routeOf(
       no: step("preparer credential", credentialSummaryLine(cred, false), credCitation),
       unknown: step("preparer credential", credentialSummaryLine(cred, undefined), credCitation),
     },
-    jurisdiction: {
-      yes: jurisdictionMsg(code, f, cred, true),
-      no: jurisdictionMsg(code, f, cred, false),
-      unknown: jurisdictionMsg(code, f, cred, undefined),
-    },
+    jurisdiction: jurisdictionVariants(code, f, cred),
     agencyName: f.agencyName ?? EPA,
     note: f.note,
     statePermits,
@@ -332,20 +244,7 @@ function prepareJurisdiction(raw: RawData, cgp: PreparedCgp, j: RawJurisdiction)
       (j.confidence === "verified" ? "" : ` Unverified: ${j.note ?? ""}`);
     base = routeOf("epa-area", "cgp", j.code, rowFields, j.credential, step("permitting authority", result, authCitation), extra, []);
   } else {
-    const statePermits = j.statePermits.map((p): PreparedStatePermit => ({
-      raw: p,
-      ref: permitRefOf(p, { authority: j.agencyShort, agencyName: j.agencyName, agencyUrl: j.agencyUrl }, ...referenceGrounds(j, p)),
-      term: {
-        name: p.name,
-        effectiveDate: p.effectiveDate,
-        expiryDate: p.expiryDate,
-        hasSuccessor: false,
-        issuer: "state",
-        agencyName: j.agencyName,
-        expiryCitation: p.datesCitation ? citationMsg(p.datesCitation) : undefined,
-      },
-      ...stateRequirements(p, j.agencyName),
-    }));
+    const statePermits = j.statePermits.map((p) => prepareStatePermit(j, p, rowFields, (f) => jurisdictionVariants(j.code, f, j.credential)));
     const governing = j.confidence === "verified" && statePermits.length > 0 ? "state" : "none";
     const result = governing === "state"
       ? `${j.name} runs its own NPDES construction stormwater programme through ${j.agencyName}; the governing permit is ${j.permitName}.`

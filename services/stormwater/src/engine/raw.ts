@@ -3,7 +3,7 @@
 export type RawConfidence = "verified" | "unverified";
 
 /** What a fact rests on (see data/stormwater/schemas/common.schema.json). */
-export type RawBasis = "official-text" | "agency-form" | "prior-edition" | "secondary" | "unsourced";
+export type RawBasis = "official-text" | "agency-form" | "prior-edition" | "agency-page" | "secondary" | "unsourced";
 
 export interface RawCitation {
   sourceCitation: string;
@@ -185,6 +185,8 @@ export interface RawStatePermit {
   datesNote?: string | null;
   /** Where the number was read, when not on the row's identity source. */
   numberCitation?: RawCitation | null;
+  /** The agency's own notice proposing a permit to replace this one, where its expiry is not held. */
+  replacementProposed?: RawCitation | null;
   successorNote: string | null;
   /** Requirements of this permit read so far: a partial list, each with its own citation. */
   requirements: RawRequirement[];

@@ -56,7 +56,7 @@ function fromCase(q: RawRequirement, key: string, because: string, fixed?: numbe
     const served = servedValue(fixed ?? c.value, c.detail, cite, EPA_SHORT, fixed !== undefined);
     return { value: valueMsg(served.value), detail: served.detail, citation: citationMsg(cite) };
   });
-  return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail, value, citation, because });
+  return create(RequirementSchema, { id: q.id, kind: kindOf(q.kind), label: q.label, detail, value, citation, because, unit: q.unit });
 }
 
 /** A requirement that turns on the receiving water alone: one per case of the two inputs. */

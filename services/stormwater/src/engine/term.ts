@@ -1,7 +1,7 @@
 // The date rule, driven by each permit's term as data: has the governing permit expired on the
 // evaluation date (and is no successor held), and do the project's own dates run past its expiry?
 // Dates are yyyy-mm-dd, so they compare as text.
-import { Confidence } from "@permits/proto/common/v1/common";
+import { Basis, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import type { DerivationStep } from "@permits/proto/stormwater/v1/stormwater";
 import { derivedOnce, longDate } from "@permits/rules";
 import { step } from "./messages.js";
@@ -13,13 +13,51 @@ export function hasLapsed(term: PermitTerm | undefined, today: string): term is 
   return term !== undefined && term.expiryDate !== null && today > term.expiryDate && !term.hasSuccessor;
 }
 
+// What is true of an unverified date on each basis, said beside it: the qualifier follows where the
+// date was read, not only its confidence (Utah's expiry was read on the agency's own posted cover).
+const UNVERIFIED_DATE: Record<Basis, string> = {
+  [Basis.UNSPECIFIED]: "a date not confirmed in any source we could read",
+  [Basis.OFFICIAL_TEXT]: "a date read in the agency's own text, not confirmed as final",
+  [Basis.AGENCY_FORM]: "a date read in an official agency document, not confirmed as final",
+  [Basis.PRIOR_EDITION]: "a date read in an earlier edition",
+  [Basis.AGENCY_PAGE]: "a date stated by the agency itself, not read in the permit",
+  [Basis.SECONDARY]: "a date reported by a third party, not confirmed in the agency's own text",
+  [Basis.UNSOURCED]: "a date not confirmed in any source we could read",
+};
+
 /**
- * A permit's expiry date in words. A date read only in a third party's report or an advance notice
- * says so where it is stated, so the sentence never claims more than its source.
+ * A permit's expiry date in words. An unverified date says where it was read, so the sentence
+ * never claims more than its source.
  */
 export function expiryWords(term: PermitTerm, expiryDate: string): string {
   const date = longDate(expiryDate);
-  return term.expiryCitation?.confidence === Confidence.VERIFIED ? date : `${date} (a date not confirmed in the agency's own text)`;
+  const c = term.expiryCitation;
+  return c?.confidence === Confidence.VERIFIED ? date : `${date} (${UNVERIFIED_DATE[c?.basis ?? Basis.UNSOURCED]})`;
+}
+
+/**
+ * Whether the held permit is still in force cannot be said: its expiry is not held, its agency has
+ * proposed a permit to replace it, and no successor is held. Answered as an expired permit is
+ * (Arizona's AZG2020-001, whose replacement ADEQ proposed in 2025).
+ */
+export function mayHaveLapsed(term: PermitTerm | undefined): term is PermitTerm & { replacementProposed: Citation } {
+  return term !== undefined && term.expiryDate === null && term.replacementProposed !== undefined && !term.hasSuccessor;
+}
+
+/** How the governing permit has lapsed on `today`, if it has or may have. */
+export type Lapse = "expired" | "may-have-lapsed" | undefined;
+
+export function lapseOf(term: PermitTerm | undefined, today: string): Lapse {
+  return hasLapsed(term, today) ? "expired" : mayHaveLapsed(term) ? "may-have-lapsed" : undefined;
+}
+
+/** "<permit> may no longer be in force": built once per permit term. */
+export function replacementStep(term: PermitTerm & { replacementProposed: Citation }): DerivationStep {
+  return derivedOnce(term, "replacement step", () => step(
+    "permit in force",
+    `The expiry date of ${term.name} is not held, and ${term.agencyName} has proposed a permit to replace it; no successor permit is held by this service, so whether ${term.name} is still in force is not known.`,
+    term.replacementProposed,
+  ));
 }
 
 /** "<permit> expired on <date>": built once per permit term. */

@@ -37,3 +37,18 @@ export function noPermitForSizeText(jurisdiction: string, permits: { name: strin
   const held = permits.map((p) => `${p.name} covers ${p.range}`).join("; ");
   return `None of the construction permits identified for ${jurisdiction} covers a site of this size (${held}). The permit that does was not identified, so no requirements are listed.`;
 }
+
+/** Said in `because` on a state permit's stabilization requirement: a reader of document 1's 5-acre rule is not surprised. */
+export const STATE_STABILIZATION_GOVERNS =
+  "The state permit's own stabilization rule governs here, not the federal CGP's rule of 7 days where more than 5 acres are open at once.";
+
+/** The "governing permit" step where the federal CGP governs and coverage is required: how many of its requirements are verified. */
+export function cgpAttachesText(permit: string, version: string, verified: number, total: number): string {
+  const which = verified === total
+    ? `all ${count(total, "is", "are")} verified in the permit's official text or an EPA form`
+    : `${verified} of ${total} ${agree(verified, "is", "are")} verified in the permit's official text or an EPA form; the other ${total - verified} ${agree(total - verified, "is", "are")} marked unverified`;
+  return `${permit}, ${version}. Coverage is required, so its requirements attach: ${which}.`;
+}
+
+/** After the federal coverage threshold on a state route: only the state's own threshold, which was not read, may reach further. */
+export const STATE_THRESHOLD_NOT_READ = " This is the federal floor (40 CFR 122.26); the state permit's own coverage threshold was not read, and it may reach further.";

@@ -8,7 +8,7 @@ import type {
   PermitRef,
   Requirement,
 } from "@permits/proto/stormwater/v1/stormwater";
-import type { RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawStatePermit } from "./raw.js";
+import type { RawBasis, RawCredential, RawData, RawJurisdiction, RawPermit, RawRequirement, RawStatePermit } from "./raw.js";
 
 export type RouteKind = "state" | "epa-area" | "tribal" | "federal-facility";
 
@@ -46,6 +46,8 @@ export interface PermitTerm {
   agencyName: string;
   /** Where the expiry date was read, if it was. */
   expiryCitation: Citation | undefined;
+  /** The agency's own notice that it proposed a permit to replace this one (see mayHaveLapsed). */
+  replacementProposed?: Citation;
 }
 
 export interface PreparedStatePermit {
@@ -56,6 +58,8 @@ export interface PreparedStatePermit {
   requirements: Requirement[];
   /** Those that apply to a site of this size (some apply only to small or large sites); built once per size class. */
   requirementsFor(acres: number): Requirement[];
+  /** The jurisdiction as served where this permit governs and the row names no number: with this permit's number (see numberedJurisdiction). */
+  jurisdiction?: Route["jurisdiction"];
 }
 
 export interface PreparedJurisdiction {
@@ -107,4 +111,20 @@ export interface Dataset {
   cgp: PreparedCgp;
   msgp: { ref: PermitRef; raw: RawPermit; term: PermitTerm };
   raw: RawData;
+}
+
+/** A jurisdiction row's fields as served (see jurisdictionMsg in prepare.ts). */
+export interface JurisdictionFields {
+  name: string;
+  npdesAuthorized: boolean | null;
+  governingPermitId: string | null;
+  permitNumber: string | null;
+  permitName: string | null;
+  agencyName: string | null;
+  agencyUrl: string | null;
+  permitUrl: string | null;
+  confidence: Confidence;
+  basis: RawBasis;
+  sourceUrl: string | null;
+  note: string | null;
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file permits/common/v1/common.proto.
  */
 export const file_permits_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxItkBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAUgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSFwoKY2hlY2tlZF9vbhgGIAEoCUgBiAEBQggKBl9xdW90ZUINCgtfY2hlY2tlZF9vbiJ3CgpCYXNpc0NvdW50EicKBWJhc2lzGAEgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgCIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USDQoFY291bnQYAyABKAUifgoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSMgoGcmVhc29uGAMgASgOMiIucGVybWl0cy5jb21tb24udjEuVmlvbGF0aW9uUmVhc29uEhQKDGtub3duX3ZhbHVlcxgEIAMoCSJtCgpCYWRSZXF1ZXN0EjUKCnZpb2xhdGlvbnMYASADKAsyIS5wZXJtaXRzLmNvbW1vbi52MS5GaWVsZFZpb2xhdGlvbhIUCgx1bmtub3duX2tleXMYAiADKAkSEgoKa25vd25fa2V5cxgDIAMoCSJNChBSZXNvdXJjZU5vdEZvdW5kEhAKCHJlc291cmNlGAEgASgJEhEKCXJlcXVlc3RlZBgCIAEoCRIUCgx2YWxpZF92YWx1ZXMYAyADKAkirgIKCUZhY3RTdGF0ZRIlCgV2YWx1ZRgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgViYXNpcxgCIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzEjEKCmNvbmZpZGVuY2UYAyABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhcKCmNoZWNrZWRfb24YBCABKAlIAIgBARIcCg9zb3VyY2VfY2l0YXRpb24YBSABKAlIAYgBARIXCgpzb3VyY2VfdXJsGAYgASgJSAKIAQESEgoFcXVvdGUYByABKAlIA4gBAUINCgtfY2hlY2tlZF9vbkISChBfc291cmNlX2NpdGF0aW9uQg0KC19zb3VyY2VfdXJsQggKBl9xdW90ZSLBAQoKRmFjdENoYW5nZRIMCgRmYWN0GAEgASgJEjEKBmNoYW5nZRgCIAEoDjIhLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2VLaW5kEhcKD2RhdGFzZXRfdmVyc2lvbhgDIAEoCRIsCgZiZWZvcmUYBCABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUSKwoFYWZ0ZXIYBSABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUiWwoPRmFjdENoYW5nZUdyb3VwEgwKBGtpbmQYASABKAkSCgoCaWQYAiABKAkSLgoHY2hhbmdlcxgDIAMoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2UioAEKDkRhdGFzZXRSZWxlYXNlEhcKD2RhdGFzZXRfdmVyc2lvbhgBIAEoCRIdChBwcmV2aW91c192ZXJzaW9uGAIgASgJSACIAQESEgoKZmFjdF9jb3VudBgDIAEoBRIUCgxjaGFuZ2VfY291bnQYBCABKAUSFwoPcmVjaGVja2VkX2NvdW50GAUgASgFQhMKEV9wcmV2aW91c192ZXJzaW9uIsUBCgtGYWN0Q2hhbmdlcxIPCgdkYXRhc2V0GAEgASgJEg0KBXNpbmNlGAIgASgJEhcKD2N1cnJlbnRfdmVyc2lvbhgDIAEoCRIzCgh2ZXJzaW9ucxgEIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkRhdGFzZXRSZWxlYXNlEhQKDGNoYW5nZV9jb3VudBgFIAEoBRIyCgZncm91cHMYBiADKAsyIi5wZXJtaXRzLmNvbW1vbi52MS5GYWN0Q2hhbmdlR3JvdXAqXAoKQ29uZmlkZW5jZRIaChZDT05GSURFTkNFX1VOU1BFQ0lGSUVEEAASFwoTQ09ORklERU5DRV9WRVJJRklFRBABEhkKFUNPTkZJREVOQ0VfVU5WRVJJRklFRBACKksKB1N1cmZhY2USFwoTU1VSRkFDRV9VTlNQRUNJRklFRBAAEhYKElNVUkZBQ0VfU1RPUk1XQVRFUhABEg8KC1NVUkZBQ0VfTldQEAIqkQEKBUJhc2lzEhUKEUJBU0lTX1VOU1BFQ0lGSUVEEAASFwoTQkFTSVNfT0ZGSUNJQUxfVEVYVBABEhUKEUJBU0lTX0FHRU5DWV9GT1JNEAISFwoTQkFTSVNfUFJJT1JfRURJVElPThADEhMKD0JBU0lTX1NFQ09OREFSWRAEEhMKD0JBU0lTX1VOU09VUkNFRBAFKrkBCg9WaW9sYXRpb25SZWFzb24SIAocVklPTEFUSU9OX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFZJT0xBVElPTl9SRUFTT05fTUlTU0lORxABEh4KGlZJT0xBVElPTl9SRUFTT05fTUFMRk9STUVEEAISIgoeVklPTEFUSU9OX1JFQVNPTl9VTktOT1dOX1ZBTFVFEAMSIgoeVklPTEFUSU9OX1JFQVNPTl9VTktOT1dOX0ZJRUxEEAQqigEKDkZhY3RDaGFuZ2VLaW5kEiAKHEZBQ1RfQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIaChZGQUNUX0NIQU5HRV9LSU5EX0FEREVEEAESHAoYRkFDVF9DSEFOR0VfS0lORF9DSEFOR0VEEAISHAoYRkFDVF9DSEFOR0VfS0lORF9SRU1PVkVEEANiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("Ch5wZXJtaXRzL2NvbW1vbi92MS9jb21tb24ucHJvdG8SEXBlcm1pdHMuY29tbW9uLnYxItkBCghDaXRhdGlvbhIXCg9zb3VyY2VfY2l0YXRpb24YASABKAkSEgoKc291cmNlX3VybBgCIAEoCRISCgVxdW90ZRgDIAEoCUgAiAEBEjEKCmNvbmZpZGVuY2UYBCABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEicKBWJhc2lzGAUgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSFwoKY2hlY2tlZF9vbhgGIAEoCUgBiAEBQggKBl9xdW90ZUINCgtfY2hlY2tlZF9vbiJ3CgpCYXNpc0NvdW50EicKBWJhc2lzGAEgASgOMhgucGVybWl0cy5jb21tb24udjEuQmFzaXMSMQoKY29uZmlkZW5jZRgCIAEoDjIdLnBlcm1pdHMuY29tbW9uLnYxLkNvbmZpZGVuY2USDQoFY291bnQYAyABKAUifgoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSMgoGcmVhc29uGAMgASgOMiIucGVybWl0cy5jb21tb24udjEuVmlvbGF0aW9uUmVhc29uEhQKDGtub3duX3ZhbHVlcxgEIAMoCSJtCgpCYWRSZXF1ZXN0EjUKCnZpb2xhdGlvbnMYASADKAsyIS5wZXJtaXRzLmNvbW1vbi52MS5GaWVsZFZpb2xhdGlvbhIUCgx1bmtub3duX2tleXMYAiADKAkSEgoKa25vd25fa2V5cxgDIAMoCSJNChBSZXNvdXJjZU5vdEZvdW5kEhAKCHJlc291cmNlGAEgASgJEhEKCXJlcXVlc3RlZBgCIAEoCRIUCgx2YWxpZF92YWx1ZXMYAyADKAkirgIKCUZhY3RTdGF0ZRIlCgV2YWx1ZRgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgViYXNpcxgCIAEoDjIYLnBlcm1pdHMuY29tbW9uLnYxLkJhc2lzEjEKCmNvbmZpZGVuY2UYAyABKA4yHS5wZXJtaXRzLmNvbW1vbi52MS5Db25maWRlbmNlEhcKCmNoZWNrZWRfb24YBCABKAlIAIgBARIcCg9zb3VyY2VfY2l0YXRpb24YBSABKAlIAYgBARIXCgpzb3VyY2VfdXJsGAYgASgJSAKIAQESEgoFcXVvdGUYByABKAlIA4gBAUINCgtfY2hlY2tlZF9vbkISChBfc291cmNlX2NpdGF0aW9uQg0KC19zb3VyY2VfdXJsQggKBl9xdW90ZSLBAQoKRmFjdENoYW5nZRIMCgRmYWN0GAEgASgJEjEKBmNoYW5nZRgCIAEoDjIhLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2VLaW5kEhcKD2RhdGFzZXRfdmVyc2lvbhgDIAEoCRIsCgZiZWZvcmUYBCABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUSKwoFYWZ0ZXIYBSABKAsyHC5wZXJtaXRzLmNvbW1vbi52MS5GYWN0U3RhdGUiWwoPRmFjdENoYW5nZUdyb3VwEgwKBGtpbmQYASABKAkSCgoCaWQYAiABKAkSLgoHY2hhbmdlcxgDIAMoCzIdLnBlcm1pdHMuY29tbW9uLnYxLkZhY3RDaGFuZ2UioAEKDkRhdGFzZXRSZWxlYXNlEhcKD2RhdGFzZXRfdmVyc2lvbhgBIAEoCRIdChBwcmV2aW91c192ZXJzaW9uGAIgASgJSACIAQESEgoKZmFjdF9jb3VudBgDIAEoBRIUCgxjaGFuZ2VfY291bnQYBCABKAUSFwoPcmVjaGVja2VkX2NvdW50GAUgASgFQhMKEV9wcmV2aW91c192ZXJzaW9uIsUBCgtGYWN0Q2hhbmdlcxIPCgdkYXRhc2V0GAEgASgJEg0KBXNpbmNlGAIgASgJEhcKD2N1cnJlbnRfdmVyc2lvbhgDIAEoCRIzCgh2ZXJzaW9ucxgEIAMoCzIhLnBlcm1pdHMuY29tbW9uLnYxLkRhdGFzZXRSZWxlYXNlEhQKDGNoYW5nZV9jb3VudBgFIAEoBRIyCgZncm91cHMYBiADKAsyIi5wZXJtaXRzLmNvbW1vbi52MS5GYWN0Q2hhbmdlR3JvdXAqXAoKQ29uZmlkZW5jZRIaChZDT05GSURFTkNFX1VOU1BFQ0lGSUVEEAASFwoTQ09ORklERU5DRV9WRVJJRklFRBABEhkKFUNPTkZJREVOQ0VfVU5WRVJJRklFRBACKksKB1N1cmZhY2USFwoTU1VSRkFDRV9VTlNQRUNJRklFRBAAEhYKElNVUkZBQ0VfU1RPUk1XQVRFUhABEg8KC1NVUkZBQ0VfTldQEAIqqAEKBUJhc2lzEhUKEUJBU0lTX1VOU1BFQ0lGSUVEEAASFwoTQkFTSVNfT0ZGSUNJQUxfVEVYVBABEhUKEUJBU0lTX0FHRU5DWV9GT1JNEAISFwoTQkFTSVNfUFJJT1JfRURJVElPThADEhMKD0JBU0lTX1NFQ09OREFSWRAEEhMKD0JBU0lTX1VOU09VUkNFRBAFEhUKEUJBU0lTX0FHRU5DWV9QQUdFEAYquQEKD1Zpb2xhdGlvblJlYXNvbhIgChxWSU9MQVRJT05fUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYVklPTEFUSU9OX1JFQVNPTl9NSVNTSU5HEAESHgoaVklPTEFUSU9OX1JFQVNPTl9NQUxGT1JNRUQQAhIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fVkFMVUUQAxIiCh5WSU9MQVRJT05fUkVBU09OX1VOS05PV05fRklFTEQQBCqKAQoORmFjdENoYW5nZUtpbmQSIAocRkFDVF9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhoKFkZBQ1RfQ0hBTkdFX0tJTkRfQURERUQQARIcChhGQUNUX0NIQU5HRV9LSU5EX0NIQU5HRUQQAhIcChhGQUNUX0NIQU5HRV9LSU5EX1JFTU9WRUQQA2IGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * @generated from message permits.common.v1.Citation
@@ -49,9 +49,10 @@ export type Citation = Message<"permits.common.v1.Citation"> & {
 
   /**
    * What the cited fact rests on: official-text (read verbatim in the official text), agency-form
-   * (an official agency form or template), prior-edition (an earlier edition), secondary (a third
-   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
-   * verified.
+   * (an official agency form or template), prior-edition (an earlier edition), agency-page (the
+   * agency's own web page or bulletin about its permit: the agency's words, not the permit text),
+   * secondary (a third party's statement) or unsourced (nothing read). Only official-text and
+   * agency-form may be verified.
    *
    * @generated from field: permits.common.v1.Basis basis = 5;
    */
@@ -81,8 +82,10 @@ export const CitationSchema: GenMessage<Citation> = /*@__PURE__*/
 export type BasisCount = Message<"permits.common.v1.BasisCount"> & {
   /**
    * The basis counted: official-text (read verbatim in the official text), agency-form (an official
-   * agency form or template), prior-edition (an earlier edition), secondary (a third party's
-   * statement) or unsourced (nothing read). Only official-text and agency-form may be verified.
+   * agency form or template), prior-edition (an earlier edition), agency-page (the agency's own web
+   * page or bulletin about its permit: the agency's words, not the permit text), secondary (a third
+   * party's statement) or unsourced (nothing read). Only official-text and agency-form may be
+   * verified.
    *
    * @generated from field: permits.common.v1.Basis basis = 1;
    */
@@ -230,7 +233,8 @@ export type FactState = Message<"permits.common.v1.FactState"> & {
   value?: Value | undefined;
 
   /**
-   * What the fact rests on: official-text, agency-form, prior-edition, secondary or unsourced.
+   * What the fact rests on: official-text, agency-form, prior-edition, agency-page, secondary or
+   * unsourced.
    *
    * @generated from field: permits.common.v1.Basis basis = 2;
    */
@@ -527,8 +531,8 @@ export const SurfaceSchema: GenEnum<Surface> = /*@__PURE__*/
 
 /**
  * What a fact rests on. Only OFFICIAL_TEXT and AGENCY_FORM may be verified; a fact on any other
- * basis is unverified and may only make an answer more cautious, never more relaxed.
- * The public word is the same on both surfaces: official-text, agency-form, prior-edition,
+ * basis is unverified and may only make an answer more cautious, never more relaxed. The public
+ * word is the same on both surfaces: official-text, agency-form, prior-edition, agency-page,
  * secondary, unsourced.
  *
  * @generated from enum permits.common.v1.Basis
@@ -573,6 +577,14 @@ export enum Basis {
    * @generated from enum value: BASIS_UNSOURCED = 5;
    */
   UNSOURCED = 5,
+
+  /**
+   * The permitting agency's own web page or bulletin summarising its permit: the agency's words,
+   * but not the permit text or a form. Never verified, and it never relaxes an answer.
+   *
+   * @generated from enum value: BASIS_AGENCY_PAGE = 6;
+   */
+  AGENCY_PAGE = 6,
 }
 
 /**
