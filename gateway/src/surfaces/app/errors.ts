@@ -55,6 +55,8 @@ function answerFor(err: unknown): Answer {
   }
   const status = (err as FastifyError).statusCode;
   if (status === 404) return { status: 404, title: "Not found", words: html`<p>There is no such page.</p><p><a href="/app">Back to your sites</a></p>` };
+  // Any other refusal of the request itself (a form the parser cannot read, say) is the sender's, never ours.
+  if (status !== undefined && status >= 400 && status < 500) return { status, title: "Not understood", words: html`<p>What was sent could not be read, so nothing was saved. Go back, reload the page and try again.</p>` };
   return { status: 500, title: "Something went wrong", words: html`<p>Something went wrong on our side and nothing was changed. Try again; if it happens again, tell us the reference below.</p>` };
 }
 
