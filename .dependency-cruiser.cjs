@@ -1,8 +1,10 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
-// src/testing.ts for test support (package.json "exports" lists only these).
+// src/testing.ts for test support (package.json "exports" lists only these); a service's manifest
+// is src/manifest.ts, and the gateway's list of them src/services.ts.
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^(packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)\\.ts$";
+const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|gateway/src/services)\\.ts$";
+const MANIFEST = "^services/[^/]+/src/manifest\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
@@ -58,10 +60,31 @@ module.exports = {
     },
     {
       name: "gateway-reaches-services-through-front-door",
-      comment: "The gateway reaches a service through its public entry (the key scheme, a lazily built service) or a Connect transport.",
+      comment: "The gateway reaches a service through its public entry (the key scheme), its manifest (the list of services) or a Connect transport.",
       severity: "error",
       from: { path: "^gateway/" },
-      to: { path: "^services/", pathNot: "^services/[^/]+/src/index\\.ts$" },
+      to: { path: "^services/", pathNot: ["^services/[^/]+/src/index\\.ts$", MANIFEST] },
+    },
+    {
+      name: "one-list-of-services",
+      comment: "Services are listed once: only gateway/src/services.ts imports their manifests (tests, scripts, the bench and deploy iterate that list too, or a service's own main.ts uses its own).",
+      severity: "error",
+      from: { path: "^(gateway|packages|test|scripts|bench|deploy)/", pathNot: "^gateway/src/services\\.ts$" },
+      to: { path: MANIFEST },
+    },
+    {
+      name: "one-list-of-services-among-services",
+      comment: "A service uses its own manifest (its main.ts), never another's: they meet in the gateway's list.",
+      severity: "error",
+      from: { path: "^services/([^/]+)/" },
+      to: { path: MANIFEST, pathNot: "^services/$1/" },
+    },
+    {
+      name: "no-service-in-the-plumbing",
+      comment: "The token check, the metrics listener and the standalone host import no service nor its protobuf code: they read the descriptors and manifests they are given (test/services.test.ts checks they name none either).",
+      severity: "error",
+      from: { path: "^packages/rpc/src/(interceptors/internal-auth|server/metrics-listener|server/standalone)\\.ts$" },
+      to: { path: ["^services/", "^gateway/", "^proto/gen/permits/(?!common/)[^/]+/"] },
     },
     {
       name: "layers",
@@ -84,7 +107,7 @@ module.exports = {
       to: {
         path: [
           "^gateway/src/(access|surfaces|mcp|rpc)/",
-          "^gateway/src/(app|clients|deps|wiring|main|config|index)\\.ts$",
+          "^gateway/src/(app|services|deps|wiring|main|config|index)\\.ts$",
           "^services/",
           "^proto/gen/permits/(?!common/)[^/]+/",
         ],

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { Pool } from "undici";
+import { SERVICES as MANIFESTS, urlVariable } from "@permits/gateway/services";
 import { batchOf100, PROJECTS, REQUIREMENT_QUERIES, SITES } from "./requests.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,7 +19,8 @@ export const RATE_CONNECTIONS = 10;
 export const TIERS_FILE = path.join(ROOT, "bench/tiers.bench.json");
 const LEGACY_KEY_SECRET = "benchmark-legacy-key-secret-not-for-production";
 export const SANDBOX_KEY = "svc_sandbox_public";
-export const SERVICES = ["stormwater", "nwp", "entitlement", "ratelimit"];
+/** The services' names, from the gateway's list (gateway/src/services.ts, built). */
+export const SERVICES = MANIFESTS.map((s) => s.name);
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -377,7 +379,7 @@ const BENCH_GATEWAY_TOKEN = "bench-gateway-token-0123456789abcdef";
 export function serverEnv(stateDir) {
   // Service-to-service credentials: a gateway token, and the services' list that admits it.
   const env = { STATE_DIR: stateDir, REDIS_URL: "", TIERS_FILE, LEGACY_KEY_SECRET, PAYMENT_PROVIDER: "local", HOST: "127.0.0.1", GATEWAY_TOKEN: BENCH_GATEWAY_TOKEN, INTERNAL_TOKENS: `gateway:gateway:${BENCH_GATEWAY_TOKEN}` };
-  for (const k of ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "LOG_LEVEL", "PORT"]) env[k] = undefined;
+  for (const k of [...SERVICES.map(urlVariable), "LOG_LEVEL", "PORT"]) env[k] = undefined;
   return env;
 }
 
@@ -396,7 +398,7 @@ export async function startDistributed(stateDir, nodeArgs = []) {
   for (const s of SERVICES) {
     const port = await freePort();
     procs.push(startProcess(s, `services/${s}/dist/main.js`, { ...env, PORT: String(port) }, nodeArgs));
-    urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+    urls[urlVariable(s)] = `http://127.0.0.1:${port}`;
   }
   const port = await freePort();
   procs.push(startProcess("gateway (distributed)", "gateway/dist/main.js", { ...env, ...urls, PORT: String(port) }, nodeArgs));

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { GATEWAY, SERVICES, urlVariable } from "@permits/gateway/services";
 // Ajv draft-07 (named export: same class as the default, and typed correctly under NodeNext).
 import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -22,8 +23,9 @@ const requireHere = createRequire(import.meta.url);
 const schemaPath = path.join(path.dirname(requireHere.resolve("dclint/package.json")), "schemas/compose.schema.json");
 const read = (rel: string) => readFileSync(path.join(repoRoot, rel), "utf8");
 
-const APP_ROLES = ["gateway", "stormwater", "nwp", "entitlement", "ratelimit"] as const;
-const URL_VARS = ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "REDIS_URL"] as const;
+const SERVICE_NAMES = SERVICES.map((s) => s.name);
+const APP_ROLES = [GATEWAY.name, ...SERVICE_NAMES];
+const URL_VARS = [...SERVICE_NAMES.map(urlVariable), "REDIS_URL"];
 
 type Service = {
   image?: string;
@@ -100,10 +102,8 @@ describe("docker-compose.yml", () => {
     expect(ok).toBe(true);
   });
 
-  it("defines redis, the four services, the gateway and the proxy", () => {
-    expect(Object.keys(services).sort()).toEqual(
-      ["entitlement", "gateway", "nwp", "proxy", "ratelimit", "redis", "stormwater"].sort(),
-    );
+  it("defines redis, every service of the gateway's list, the gateway and the proxy", () => {
+    expect(Object.keys(services).sort()).toEqual([...APP_ROLES, "proxy", "redis"].sort());
   });
 
   it("gives every service a healthcheck", () => {
@@ -132,14 +132,15 @@ describe("docker-compose.yml", () => {
       expect(test[test.length - 1], `${name} healthcheck role`).toBe(role);
     }
     expect([...started].sort()).toEqual([...APP_ROLES].sort());
-    for (const role of ["stormwater", "nwp", "entitlement", "ratelimit"]) {
+    for (const role of SERVICE_NAMES) {
       expect(roleOf(services[role]), `service ${role} runs its own role`).toBe(role);
     }
   });
 
-  it("gives the services distinct ports 7001..7004", () => {
-    const ports = ["stormwater", "nwp", "entitlement", "ratelimit"].map((s) => env(services[s]).PORT);
-    expect(ports).toEqual(["7001", "7002", "7003", "7004"]);
+  it("gives each service its own port, its manifest's default", () => {
+    const ports = SERVICES.map((s) => env(services[s.name]).PORT);
+    expect(ports).toEqual(SERVICES.map((s) => String(s.port)));
+    expect(new Set(ports).size).toBe(ports.length);
   });
 
   it("replicates the gateway and wires every service URL and Redis", () => {
@@ -148,7 +149,7 @@ describe("docker-compose.yml", () => {
     expect(gw.ports ?? [], "replicated gateway must not publish a fixed host port").toEqual([]);
     expect(gw, "replicas cannot share a container_name").not.toHaveProperty("container_name");
     const e = env(gw);
-    expect(e.PORT).toBe("8080");
+    expect(e.PORT).toBe(String(GATEWAY.port));
     for (const v of URL_VARS) {
       expect(e[v], `gateway ${v}`).toBeTruthy();
       const url = new URL(e[v]);
@@ -166,7 +167,7 @@ describe("docker-compose.yml", () => {
   it("starts the gateway only after healthy dependencies", () => {
     const deps = services.gateway.depends_on;
     expect(deps && !Array.isArray(deps)).toBe(true);
-    for (const d of ["redis", "stormwater", "nwp", "entitlement", "ratelimit"]) {
+    for (const d of ["redis", ...SERVICE_NAMES]) {
       expect((deps as Record<string, { condition?: string }>)[d]?.condition, `gateway -> ${d}`).toBe(
         "service_healthy",
       );
@@ -202,7 +203,7 @@ describe("proxy", () => {
     expect(block).toMatch(/return 404 '\{"error":\{"code":"not_found"/);
     expect(block).not.toMatch(/proxy_pass/);
     // Each app container's metrics listener is on the backend network only (exposed, not published).
-    for (const [role, port] of Object.entries({ gateway: "9080", stormwater: "9701", nwp: "9702", entitlement: "9703", ratelimit: "9704" })) {
+    for (const [role, port] of [GATEWAY, ...SERVICES].map((r) => [r.name, String(r.metricsPort)])) {
       expect([env(services[role]).METRICS_HOST, env(services[role]).METRICS_PORT], role).toEqual(["0.0.0.0", port]);
       expect((services[role] as { expose?: string[] }).expose, role).toContain(port);
     }
@@ -256,7 +257,7 @@ describe("service-to-service credentials", () => {
   it("gives every service its token list and the gateway its token, as Compose secrets", () => {
     const doc = parse(read("docker-compose.yml")) as Compose & { secrets?: Record<string, { environment?: string }> };
     expect(doc.secrets).toEqual({ internal_tokens: { environment: "INTERNAL_TOKENS" }, gateway_token: { environment: "GATEWAY_TOKEN" } });
-    for (const role of ["stormwater", "nwp", "entitlement", "ratelimit"]) {
+    for (const role of SERVICE_NAMES) {
       const svc = doc.services[role] as Service & { secrets?: string[] };
       expect(svc.secrets, role).toEqual(["internal_tokens"]);
       expect((svc.environment as Record<string, unknown>).INTERNAL_TOKENS_FILE, role).toBe("/run/secrets/internal_tokens");

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DEFAULT_LIMITS } from "@permits/rpc";
 import { DEFAULT_REDIS_TIMEOUT_MS, DEFAULT_STATE_DIR } from "@permits/state";
-import { readGatewayConfig } from "@permits/gateway";
+import { readGatewayConfig, SERVICES, urlVariable } from "@permits/gateway";
 import { DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_REDIS_PREFIX, DEFAULT_STRIPE_URL } from "@permits/entitlement/testing";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 
@@ -163,6 +163,9 @@ function variablesTheCodeReads(): Set<string> {
     }
     for (const m of text.matchAll(/\b(?:variableOrFile|readSecret)\(\s*(?:ctx\.)?env\s*,\s*"([A-Z][A-Z0-9_]*)"/g)) names.add(`${m[1]}_FILE`);
   }
+  // The gateway's config reads one <NAME>_URL per service of its list (gateway/src/config.ts).
+  expect(readFileSync(path.join(ROOT, "gateway/src/config.ts"), "utf8")).toMatch(/SERVICES\.map\(\(s\) => \[urlVariable\(s\.name\)/);
+  for (const s of SERVICES) names.add(urlVariable(s.name));
   return names;
 }
 

@@ -1,5 +1,6 @@
 // The HTTP plumbing every route shares, through the embedded deployment.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVICES } from "@permits/gateway/services";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { generousTiersFile } from "./support/processes.js";
 
@@ -177,6 +178,6 @@ describe("health", () => {
     expect((await inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
     const ready = await inject({ method: "GET", url: "/readyz" });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json().checks).toEqual({ stormwater: true, nwp: true, entitlement: true, ratelimit: true, sites: true });
+    expect(ready.json().checks).toEqual(Object.fromEntries(SERVICES.map((s) => [s.name, true])));
   });
 });

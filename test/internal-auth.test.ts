@@ -1,4 +1,4 @@
-// Service-to-service authentication: each scope against each RPC of the four services, over
+// Service-to-service authentication: each scope against each RPC of every service, over
 // Connect (HTTP/1.1), gRPC, gRPC-Web, the lean unary path and a coalesced exchange; and the attack
 // of the hardening issue (an unauthenticated IssueKey on a loopback port) refused by the real
 // entitlement service.
@@ -9,31 +9,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import { createH2Transport, parseInternalTokens, requireCaller, type RunningService, sendToken, serve, withInterceptors } from "@permits/rpc";
+import { createH2Transport, parseInternalTokens, requireCaller, type RunningService, scopesOf, sendToken, serve, withInterceptors } from "@permits/rpc";
 import { createLogger } from "@permits/runtime";
 import { Health } from "@permits/proto/grpc/health/v1/health";
 import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
-import { NwpService } from "@permits/proto/nwp/v1/nwp";
-import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
-import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
+import { SERVICES as MANIFESTS } from "@permits/gateway/services";
 import { ensureBuilt, freePort, startDistributed, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor, type Proc } from "./support/processes.js";
 
-const SERVICES: DescService[] = [StormwaterService, NwpService, EntitlementService, RateLimitService];
+const SERVICES: DescService[] = MANIFESTS.map((m) => m.service);
 // Reached only when the call is admitted: every method answers its empty response.
 const admitted = new Proxy({}, { get: (_t, k) => (k === "then" ? undefined : () => ({})) });
 
 type Caller = "none" | "unknown" | keyof typeof TEST_TOKENS;
-const ADMIN = new Set(["IssueKey", "ListKeys", "RevokeKey", "SetLocalSubscription"]);
 
-/** The scope table of the hardening issue, written out: what each caller may call. */
-function expected(caller: Caller, service: DescService, method: DescMethod): Code | "ok" {
+/**
+ * What each caller may call: the callers each RPC's proto admits (permits.common.v1.callers; the
+ * table of the hardening issue is pinned, literally, in packages/rpc's internal-auth.test.ts).
+ */
+function expected(caller: Caller, method: DescMethod): Code | "ok" {
   if (caller === "none" || caller === "unknown") return Code.Unauthenticated;
-  const engine = service === StormwaterService || service === NwpService;
-  const allowed =
-    caller === "engine" ? engine
-    : caller === "gateway" ? engine || service === RateLimitService || (service === EntitlementService && !ADMIN.has(method.name))
-    : service === EntitlementService && ADMIN.has(method.name);
-  return allowed ? "ok" : Code.PermissionDenied;
+  return scopesOf(method).includes(caller) ? "ok" : Code.PermissionDenied;
 }
 
 /** Presents a token and shows the service's answer as it is (sendToken would turn a refusal into Internal). */
@@ -47,7 +42,7 @@ let server: RunningService;
 let url: string;
 beforeAll(async () => {
   const tokens = parseInternalTokens(TEST_INTERNAL_TOKENS.split(","), "INTERNAL_TOKENS");
-  server = await serve({ name: "t", services: SERVICES.map((service) => ({ service, impl: admitted })), host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), interceptors: [requireCaller(tokens)], shutdownGraceMs: 200 });
+  server = await serve({ name: "t", services: SERVICES.map((service) => ({ service, impl: admitted })), host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), interceptors: [requireCaller(tokens, SERVICES)], shutdownGraceMs: 200 });
   url = `http://127.0.0.1:${server.port}`;
 });
 afterAll(() => server?.close());
@@ -68,7 +63,7 @@ describe.each(transports)("every scope against every RPC over %s", (_name, trans
     // One by one, so the lean path's calls are not coalesced.
     for (const { service, method } of methods) {
       const client = createClient(service, t) as unknown as Record<string, (r: object) => Promise<unknown>>;
-      expect(await outcome(client[method.localName]({})), `${caller} ${service.typeName}/${method.name}`).toBe(expected(caller, service, method));
+      expect(await outcome(client[method.localName]({})), `${caller} ${service.typeName}/${method.name}`).toBe(expected(caller, method));
     }
     expect(await outcome(createClient(Health, t).check({ service: "" }))).toBe("ok");
   });
@@ -81,7 +76,7 @@ describe("a coalesced exchange", () => {
       const t = withInterceptors(base, tokenOf(caller));
       return methods.map(({ service, method }) => {
         const client = createClient(service, t) as unknown as Record<string, (r: object) => Promise<unknown>>;
-        return { label: `${caller} ${service.typeName}/${method.name}`, want: expected(caller, service, method), got: outcome(client[method.localName]({})) };
+        return { label: `${caller} ${service.typeName}/${method.name}`, want: expected(caller, method), got: outcome(client[method.localName]({})) };
       });
     });
     const got = await Promise.all(calls.map((c) => c.got));

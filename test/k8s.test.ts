@@ -3,7 +3,7 @@
 // for values, its TypeScript types for fields the API does not have), then check the wiring
 // against docs/configuration.md, the Dockerfile, docker-compose.yml, package.json and bench/results.json.
 // Every check returns its problems, so the last block can show each one failing on a mutation.
-import { DEFAULT_METRICS_PORTS } from "@permits/rpc";
+import { GATEWAY, SERVICES as MANIFESTS, urlVariable } from "@permits/gateway/services";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -21,9 +21,11 @@ import { Service } from "kubernetes-models/v1/Service";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), "utf8");
 
-const ROLES = ["gateway", "stormwater", "nwp", "entitlement", "ratelimit"] as const;
+const ROLES = [GATEWAY.name, ...MANIFESTS.map((m) => m.name)];
 type Role = (typeof ROLES)[number];
 const SERVICES = ROLES.filter((r) => r !== "gateway");
+/** Each role's METRICS_PORT when unset. */
+const METRICS_PORTS: Record<Role, number> = Object.fromEntries([GATEWAY, ...MANIFESTS].map((r) => [r.name, r.metricsPort]));
 /** The kinds the deployment may contain; "apiVersion/kind" is also the kubernetes-models module path. */
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "apps/v1/Deployment": Deployment,
@@ -33,15 +35,14 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
 };
-/** Variables each role must get here, beyond HOST and PORT (docs/configuration.md). */
-const REQUIRED_ENV: Record<Role, string[]> = {
-  gateway: ["GATEWAY_TOKEN_FILE", "STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL", "TRUST_PROXY"],
-  stormwater: ["INTERNAL_TOKENS_FILE"],
-  nwp: ["INTERNAL_TOKENS_FILE"],
+/** Variables each role must get here, beyond HOST and PORT (docs/configuration.md): every service its callers' tokens, and these their own. */
+const OWN_ENV: Partial<Record<Role, string[]>> = {
+  gateway: ["GATEWAY_TOKEN_FILE", ...MANIFESTS.map((m) => urlVariable(m.name)), "TRUST_PROXY"],
   // Replicas share keys and counts only through Redis; document 2 keys need the real secret.
-  entitlement: ["INTERNAL_TOKENS_FILE", "REDIS_URL", "LEGACY_KEY_SECRET"],
-  ratelimit: ["INTERNAL_TOKENS_FILE", "REDIS_URL"],
+  entitlement: ["REDIS_URL", "LEGACY_KEY_SECRET"],
+  ratelimit: ["REDIS_URL"],
 };
+const requiredEnv = (role: Role) => [...(role === "gateway" ? [] : ["INTERNAL_TOKENS_FILE"]), ...(OWN_ENV[role] ?? [])];
 /** Variables no pod may get: local state (pods are stateless), a frozen clock, secrets as plain values. */
 const FORBIDDEN_ENV = ["STATE_DIR", "EVALUATION_DATE", "INTERNAL_TOKENS", "GATEWAY_TOKEN"];
 const GATEWAY_CALLS_PER_REQUEST = 6; // the drain budget of deploy/k8s/base/gateway.yaml
@@ -174,7 +175,7 @@ function workloadProblems(objs: Obj[], x: Expected): string[] {
     if (!x.dockerfile.includes(`COPY --from=build /app/${dist}/dist ${dist}/dist`)) p.push(`${role}: the Dockerfile does not copy ${dist}/dist`);
     const port = x.ports[role];
     // The public port, then the metrics listener's (METRICS_PORT), which the scrape annotation names.
-    const metricsPort = DEFAULT_METRICS_PORTS[role];
+    const metricsPort = METRICS_PORTS[role];
     if (c.ports?.length !== 2 || c.ports[0].containerPort !== port || c.ports[1].name !== "metrics" || c.ports[1].containerPort !== metricsPort) p.push(`${role}: container ports ${JSON.stringify(c.ports)}, expected ${port} and metrics ${metricsPort}`);
     const scrape = d.spec.template.metadata?.annotations ?? {};
     if (scrape["prometheus.io/port"] !== String(metricsPort) || scrape["prometheus.io/path"] !== "/metrics") p.push(`${role}: scrape annotations ${JSON.stringify(scrape)}, expected /metrics on ${metricsPort}`);
@@ -190,7 +191,7 @@ function workloadProblems(objs: Obj[], x: Expected): string[] {
       if (FORBIDDEN_ENV.includes(name)) p.push(`${role}: ${name} must not be set here`);
     }
     if (role === "gateway" && env.REDIS_URL) p.push("gateway: REDIS_URL would put Redis into /readyz: a Redis outage would unready every gateway");
-    for (const name of REQUIRED_ENV[role]) if (!env[name]) p.push(`${role}: ${name} is missing`);
+    for (const name of requiredEnv(role)) if (!env[name]) p.push(`${role}: ${name} is missing`);
     p.push(...probeProblems(role, c, port), ...podProblems(role, d, x));
   }
   const requested = deployments(objs).reduce((s, d) => s + mib(container(d).resources?.requests?.memory), 0);
@@ -352,7 +353,7 @@ kubectl("the other files agree on what the manifests are checked against", () =>
     const compose = parse(read("docker-compose.yml")).services;
     for (const role of ROLES) expect([compose[role].image, Number(compose[role].environment.PORT)], role).toEqual([x.image, x.ports[role]]);
     expect(x.image).toBe("permits-api:local");
-    expect(x.ports).toEqual({ gateway: 8080, stormwater: 7001, nwp: 7002, entitlement: 7003, ratelimit: 7004 });
+    expect(x.ports).toEqual(Object.fromEntries([GATEWAY, ...MANIFESTS].map((r) => [r.name, r.port])));
     expect(x.dockerfile).toMatch(new RegExp(`^EXPOSE ${x.ports.gateway}$`, "m"));
     const exposed = [...x.dockerfile.matchAll(/^EXPOSE (.+)$/gm)].flatMap((m) => m[1].trim().split(/\s+/).map(Number));
     expect(exposed.sort()).toEqual(Object.values(x.ports).sort());
@@ -370,7 +371,8 @@ kubectl.each([
 ])("deploy/k8s/%s", (_name, objs, expected) => {
   it("validates against the Kubernetes schemas (kubernetes-models), with known kinds only", () => {
     expect(schemaProblems(objs())).toEqual([]);
-    expect(objs().map((o) => o.kind).sort()).toEqual([...Array(5).fill("Deployment"), ...Array(5).fill("HorizontalPodAutoscaler"), ...Array(5).fill("PodDisruptionBudget"), ...Array(5).fill("Service"), "ConfigMap"].sort());
+    const each = (kind: string) => ROLES.map(() => kind);
+    expect(objs().map((o) => o.kind).sort()).toEqual([...each("Deployment"), ...each("HorizontalPodAutoscaler"), ...each("PodDisruptionBudget"), ...each("Service"), "ConfigMap"].sort());
   });
 
   it("agrees with docs/configuration.md, the Dockerfile, compose, package.json and the bench", () => {

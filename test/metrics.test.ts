@@ -6,6 +6,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { SERVICES } from "@permits/gateway/services";
 import { sendToken } from "@permits/rpc";
 import { EntitlementService, KeyKind } from "@permits/proto/entitlement/v1/entitlement";
 import { generousTiersFile, startDistributed, TEST_OPERATOR_TOKEN, waitFor, type Distributed } from "./support/processes.js";
@@ -98,7 +99,7 @@ describe("GET /metrics", () => {
     expect(refused.status).toBe(401);
     const nwp = (await scrape(metricsOf("nwp"))).families;
     expect(sample(nwp.get("rpc_server_requests_total"), { method: "permits.nwp.v1.NwpService/ListActivities", code: "unauthenticated" })?.value).toBe("1");
-    for (const name of ["stormwater", "nwp", "entitlement", "ratelimit"]) expect((await scrape(metricsOf(name))).families.has("process_cpu_seconds_total"), name).toBe(true);
+    for (const { name } of SERVICES) expect((await scrape(metricsOf(name))).families.has("process_cpu_seconds_total"), name).toBe(true);
   });
 
   it("the public ports answer 404 for /metrics: the gateway in its error vocabulary, every service", async () => {

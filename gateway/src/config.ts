@@ -3,15 +3,19 @@ import { DEFAULT_LIMITS } from "@permits/rpc";
 import { DEFAULT_STATE_DIR } from "@permits/state";
 import { makeValidator } from "envalid";
 import { parseTrustProxy, type TrustProxy } from "./http/client-address.js";
+import { GATEWAY, SERVICES, urlVariable, type UrlVariable } from "./services.js";
 
 /** Fastify's trustProxy from TRUST_PROXY (client-address.ts): off, proxy addresses/CIDRs, or a hop count. */
 const trustProxy = makeValidator<TrustProxy>(parseTrustProxy);
+
+/** STORMWATER_URL and the others, one a service: set, the gateway calls that service there; unset, in process. */
+const serviceUrls = Object.fromEntries(SERVICES.map((s) => [urlVariable(s.name), optionalUrl({ default: undefined, desc: `Reach the ${s.name} service remotely (HTTP/2); unset = in process.` })])) as Record<UrlVariable, ReturnType<typeof optionalUrl>>;
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = readEnv(
     {
       HOST: host({ default: "127.0.0.1", desc: "Address the gateway listens on." }),
-      PORT: port({ default: 8080, desc: "Port the gateway listens on." }),
+      PORT: port({ default: GATEWAY.port, desc: "Port the gateway listens on." }),
       LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
       BODY_LIMIT_BYTES: positiveInt({ default: 65536, desc: "Largest accepted request body." }),
       TRUST_PROXY: trustProxy({ default: false, desc: "The proxies in front of the gateway: their addresses or CIDRs (comma-separated), or a hop count; the client is the rightmost X-Forwarded-For address not among them. Unset: the socket's peer. `true` is refused." }),
@@ -23,11 +27,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       MAX_HEADER_BYTES: positiveInt({ default: DEFAULT_LIMITS.maxHeaderBytes, desc: "Largest request head; larger gets 431." }),
       MAX_CONNECTIONS: positiveInt({ default: DEFAULT_LIMITS.maxConnections, desc: "Open connections the gateway accepts in all; more are refused." }),
       MAX_CONNECTIONS_PER_ADDRESS: nonNegativeInt({ default: 256, desc: "Open connections one client address may hold; 0 = no cap (behind a proxy)." }),
-      STORMWATER_URL: optionalUrl({ default: undefined }),
-      NWP_URL: optionalUrl({ default: undefined }),
-      ENTITLEMENT_URL: optionalUrl({ default: undefined }),
-      RATELIMIT_URL: optionalUrl({ default: undefined }),
-      SITES_URL: optionalUrl({ default: undefined }),
+      ...serviceUrls,
       REDIS_URL: optionalUrl({ default: undefined }),
       // The app's sign-in sessions (issue 40) live where the services' state does: Redis, else LMDB here.
       STATE_DIR: str({ default: DEFAULT_STATE_DIR, desc: "Where the app's sessions live when REDIS_URL is unset (as the services' embedded state)." }),
@@ -40,7 +40,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   // A gateway that calls every service remotely leaves heap growth to V8 unless told otherwise:
   // bounded at 100 it spent 8 to 18 % more CPU per NWP batch, for about 70 MB less RSS. The
   // bound stays where the services run in process (the embedded deployment's RSS target).
-  const allRemote = Boolean(config.STORMWATER_URL && config.NWP_URL && config.ENTITLEMENT_URL && config.RATELIMIT_URL);
+  const allRemote = SERVICES.every((s) => config[urlVariable(s.name)]);
   const heapGrowingUnset = (env.HEAP_GROWING_PERCENT ?? "") === "";
   return { ...config, HEAP_GROWING_PERCENT: allRemote && heapGrowingUnset ? 0 : config.HEAP_GROWING_PERCENT };
 }

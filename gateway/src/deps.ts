@@ -5,7 +5,7 @@ import type { Registry } from "prom-client";
 import type { GatewayInstruments } from "./http/metrics.js";
 import type { Clock, HostedService, Logger } from "@permits/runtime";
 import type { InternalToken } from "@permits/rpc";
-import type { ServiceClients } from "./clients.js";
+import type { ServiceClients } from "./services.js";
 import type { GatewayConfig } from "./config.js";
 
 export interface AppDeps {

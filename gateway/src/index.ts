@@ -2,7 +2,7 @@
 // examples in scripts/) and the tools that check its contract: the app, its configuration and its
 // wiring, and the surface tables the OpenAPI, MCP and bench checks compare against.
 export { buildApp } from "./app.js";
-export type { ServiceClients } from "./clients.js";
+export { GATEWAY, SERVICES, urlVariable, type ServiceClients, type ServiceName } from "./services.js";
 export { readGatewayConfig, type GatewayConfig } from "./config.js";
 export { parseTrustProxy } from "./http/client-address.js";
 export { serializeBody } from "./http/public-json.js";

@@ -1,9 +1,10 @@
 // `npm start` (embedded: every service in this process) and `npm run start:gateway`
 // (each service remote when its <SERVICE>_URL is set).
 import { createLogger, limitHeapGrowth, startOrExit, systemClock } from "@permits/runtime";
-import { closeOnSignals, DEFAULT_METRICS_PORTS, listenMetrics, processRegistry, readMetricsListener, rpcClientMetrics, startTracing } from "@permits/rpc";
+import { closeOnSignals, listenMetrics, processRegistry, readMetricsListener, rpcClientMetrics, startTracing } from "@permits/rpc";
 import { buildApp } from "./app.js";
 import { readGatewayConfig } from "./config.js";
+import { GATEWAY } from "./services.js";
 import { wireServices } from "./wiring.js";
 import { refuseUnsafeDefaults } from "./safe-defaults.js";
 
@@ -24,7 +25,7 @@ void startOrExit(async () => {
     service: tracing ? [tracing.server] : [],
   });
   const app = await buildApp({ clients: wiring.clients, config, logger, clock: systemClock, ready: wiring.ready, engines: wiring.engines, metrics, tracing: tracing !== undefined });
-  const metricsAt = readMetricsListener(process.env, DEFAULT_METRICS_PORTS.gateway);
+  const metricsAt = readMetricsListener(process.env, GATEWAY.metricsPort);
   await app.listen({ host: config.HOST, port: config.PORT });
   const metricsListener = await listenMetrics(metrics, metricsAt, logger);
   // In-flight requests finish first, then the services and their stores close.

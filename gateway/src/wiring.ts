@@ -8,12 +8,7 @@ import { createDirectTransport, createH2Transport, directRoute, readInternalToke
 import { type BuildContext, type BuiltService, ConfigError, type HostedService } from "@permits/runtime";
 import { redisProbe } from "@permits/state";
 import { Health, HealthCheckResponse_ServingStatus } from "@permits/proto/grpc/health/v1/health";
-import { StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
-import { NwpService } from "@permits/proto/nwp/v1/nwp";
-import { EntitlementService } from "@permits/proto/entitlement/v1/entitlement";
-import { RateLimitService } from "@permits/proto/ratelimit/v1/ratelimit";
-import { SitesService } from "@permits/proto/sites/v1/sites";
-import type { ServiceClients } from "./clients.js";
+import { SERVICES, urlVariable, type ServiceClients, type ServiceName } from "./services.js";
 import { breakerInterceptor } from "./rpc/breaker.js";
 import { readBreakerOptions } from "@permits/runtime";
 import type { InternalEngines } from "./deps.js";
@@ -37,15 +32,6 @@ export interface Wiring {
   close: () => Promise<void>;
 }
 
-// Built lazily, so a gateway whose services are all remote never loads a dataset or a store.
-const builders: Record<keyof ServiceClients, () => Promise<Builder>> = {
-  stormwater: () => import("@permits/stormwater").then((m) => m.build as Builder),
-  nwp: () => import("@permits/nwp").then((m) => m.build as Builder),
-  entitlement: () => import("@permits/entitlement").then((m) => m.build as Builder),
-  ratelimit: () => import("@permits/ratelimit").then((m) => m.build as Builder),
-  sites: () => import("@permits/sites").then((m) => m.build as Builder),
-};
-
 /** Interceptors beyond the defaults: the gateway's, on every call it makes, and the in-process services'. */
 export interface WiringInterceptors {
   client?: readonly Interceptor[];
@@ -55,45 +41,35 @@ export interface WiringInterceptors {
 }
 
 export async function wireServices(config: GatewayConfig, ctx: BuildContext, interceptors: WiringInterceptors = {}): Promise<Wiring> {
-  const urls: Record<keyof ServiceClients, string | undefined> = {
-    stormwater: config.STORMWATER_URL,
-    nwp: config.NWP_URL,
-    entitlement: config.ENTITLEMENT_URL,
-    ratelimit: config.RATELIMIT_URL,
-    sites: config.SITES_URL,
-  };
-  const wired = {} as Record<keyof ServiceClients, Wired>;
+  const wired = {} as Record<ServiceName, Wired>;
   const chain = interceptors.service ?? [];
   // The gateway's own credential, sent on every remote call (the direct transport needs none).
   const token = readSecret(ctx.env, "GATEWAY_TOKEN");
-  const remoteNames = (Object.keys(urls) as (keyof ServiceClients)[]).filter((n) => urls[n]);
-  if (remoteNames.length > 0 && token === undefined) {
-    throw new ConfigError(`invalid configuration: GATEWAY_TOKEN: required to call remote services (${remoteNames.map((n) => `${n.toUpperCase()}_URL`).join(", ")}); or set GATEWAY_TOKEN_FILE`);
+  const remoteUrls = SERVICES.map((s) => urlVariable(s.name)).filter((v) => config[v]);
+  if (remoteUrls.length > 0 && token === undefined) {
+    throw new ConfigError(`invalid configuration: GATEWAY_TOKEN: required to call remote services (${remoteUrls.join(", ")}); or set GATEWAY_TOKEN_FILE`);
   }
   // Who may call the engines mounted on this gateway's port (rpc/plugin.ts).
   const callers = readInternalTokens(ctx.env);
   const breakers = readBreakerOptions(ctx.env);
-  for (const name of Object.keys(urls) as (keyof ServiceClients)[]) {
-    const url = urls[name];
-    const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await builders[name](), ctx, chain);
+  const clients = {} as Record<ServiceName, unknown>;
+  const engines: HostedService[] = [];
+  for (const s of SERVICES) {
+    const url = config[urlVariable(s.name)];
+    // Loaded only here, so a gateway whose services are all remote never loads a dataset or a store.
+    const w = url ? remote(url, config.RPC_TIMEOUT_MS) : await inProcess(await s.load(), ctx, chain);
     // Remote calls pass a circuit breaker of their own service (rpc/breaker.ts).
-    const client = url ? [...(interceptors.client ?? []), breakerInterceptor(name, breakers, ctx.logger), ...(interceptors.remote ?? []), sendToken(token!)] : (interceptors.client ?? []);
-    wired[name] = { ...w, transport: withInterceptors(w.transport, client) };
+    const client = url ? [...(interceptors.client ?? []), breakerInterceptor(s.name, breakers, ctx.logger), ...(interceptors.remote ?? []), sendToken(token!)] : (interceptors.client ?? []);
+    wired[s.name] = { ...w, transport: withInterceptors(w.transport, client) };
+    clients[s.name] = createClient(s.service, wired[s.name].transport);
+    if (s.servedOnGatewayPort && w.hosted) engines.push(w.hosted);
   }
-  const clients: ServiceClients = {
-    stormwater: createClient(StormwaterService, wired.stormwater.transport),
-    nwp: createClient(NwpService, wired.nwp.transport),
-    entitlement: createClient(EntitlementService, wired.entitlement.transport),
-    ratelimit: createClient(RateLimitService, wired.ratelimit.transport),
-    sites: createClient(SitesService, wired.sites.transport),
-  };
   const redis = config.REDIS_URL ? redisProbe(config.REDIS_URL) : undefined;
-  const engines = [wired.stormwater.hosted, wired.nwp.hosted].filter((h): h is HostedService => h !== undefined);
   return {
-    clients,
+    clients: clients as ServiceClients,
     engines: { services: engines, interceptors: chain, callers },
     ready: async () => {
-      const names = Object.keys(wired) as (keyof ServiceClients)[];
+      const names = Object.keys(wired) as ServiceName[];
       const results = await Promise.all(names.map((n) => wired[n].ready().catch(() => false)));
       const checks: Record<string, boolean> = Object.fromEntries(names.map((n, i) => [n, results[i]]));
       if (redis) checks.redis = await redis.ping();

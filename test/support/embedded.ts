@@ -1,11 +1,11 @@
-// The embedded deployment, built in the test process: the gateway and the four services wired
+// The embedded deployment, built in the test process: the gateway and its services wired
 // by the same function `npm start` uses, reachable through Fastify's inject().
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type Clock, createLogger, ManualClock, systemClock } from "@permits/runtime";
-import { buildApp, readGatewayConfig, type ServiceClients, wireServices, type WiringInterceptors } from "@permits/gateway";
+import { buildApp, readGatewayConfig, SERVICES, type ServiceClients, urlVariable, wireServices, type WiringInterceptors } from "@permits/gateway";
 import type { Tracing } from "@permits/rpc";
 import { openApiCheck, type OpenApiCheck } from "./openapi-check.js";
 
@@ -29,7 +29,7 @@ export async function startEmbedded(
 ): Promise<Embedded> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const fullEnv = { ...process.env, LOG_LEVEL: "silent", REDIS_URL: "", STATE_DIR: stateDir, ...env } as NodeJS.ProcessEnv;
-  for (const k of ["STORMWATER_URL", "NWP_URL", "ENTITLEMENT_URL", "RATELIMIT_URL"]) if (!(k in env)) delete fullEnv[k];
+  for (const k of SERVICES.map((s) => urlVariable(s.name))) if (!(k in env)) delete fullEnv[k];
   const config = readGatewayConfig(fullEnv);
   const logger = createLogger("gateway", { level: opts.logStream ? "info" : config.LOG_LEVEL, destination: opts.logStream });
   const clock = opts.clock ?? systemClock;

@@ -1,5 +1,6 @@
-// The distributed deployment as real processes: four services and the gateway, each from its
-// built output (npm run start:* runs the same files), on free loopback ports, HTTP/2 between them.
+// The distributed deployment as real processes: every service of the gateway's list and the
+// gateway, each from its built output (npm run start:* runs the same files), on free loopback
+// ports, HTTP/2 between them.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -7,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
+import { SERVICES, urlVariable } from "@permits/gateway/services";
 import { editedTiersFile } from "./tiers.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -120,8 +122,6 @@ export interface Distributed {
   close(): Promise<void>;
 }
 
-const SERVICES = ["stormwater", "nwp", "entitlement", "ratelimit"] as const;
-
 let built = false;
 /** The processes run the built output: bring it up to date first (incremental, fast when fresh). */
 export function ensureBuilt(): void {
@@ -188,10 +188,10 @@ async function startDistributedOnce(env: Record<string, string>, root: string): 
     started.set(name, { script, env });
     procs.push(startProcess(name, script, env, root));
   };
-  for (const s of SERVICES) {
+  for (const { name } of SERVICES) {
     const port = await freePort();
-    launch(s, `services/${s}/dist/main.js`, { ...common, PORT: String(port) });
-    urls[`${s.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+    launch(name, `services/${name}/dist/main.js`, { ...common, PORT: String(port) });
+    urls[urlVariable(name)] = `http://127.0.0.1:${port}`;
   }
   const gatewayPort = await freePort();
   launch("gateway", "gateway/dist/main.js", { ...common, ...urls, PORT: String(gatewayPort) });

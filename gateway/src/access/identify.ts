@@ -7,7 +7,7 @@ import { create } from "@bufbuild/protobuf";
 import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
 import { PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
 import { KeylessCallers, MISSING, parseLegacyKey } from "@permits/entitlement";
-import type { ServiceClients } from "../clients.js";
+import type { ServiceClients } from "../services.js";
 import { Problem, toProblem, type Surface } from "../http/problems.js";
 import type { RouteAccess } from "./options.js";
 

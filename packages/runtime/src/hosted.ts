@@ -26,3 +26,25 @@ export interface HostedService<S extends DescService = DescService> {
   service: S;
   impl: Partial<ServiceImpl<S>>;
 }
+
+/**
+ * A service as every host knows it: one per service package (`@permits/<name>/manifest`), listed
+ * once in gateway/src/services.ts. Importing one is cheap: the service itself, with its dataset
+ * or store, is loaded by `load` on first use, so a gateway whose services are remote loads none.
+ */
+export interface ServiceManifest<S extends DescService = DescService, N extends string = string> {
+  /** The role: `npm run start:<name>`, the gateway's `<NAME>_URL`, its name in logs and metrics. */
+  readonly name: N;
+  /** Its protobuf service; each RPC names the callers it admits (permits.common.v1.callers). */
+  readonly service: S;
+  /** PORT when unset. */
+  readonly port: number;
+  /** METRICS_PORT when unset. */
+  readonly metricsPort: number;
+  /** The service's build, imported when first needed. */
+  readonly load: () => Promise<(ctx: BuildContext) => Promise<BuiltService<S>>>;
+  /** Whether the embedded gateway also serves it to internal callers on its own port (the engines). */
+  readonly servedOnGatewayPort: boolean;
+  /** HEAP_GROWING_PERCENT when unset (heap.ts), where the service's differs from the default. */
+  readonly heapGrowingPercent?: number;
+}

@@ -62,6 +62,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.entitlement.v1.ResolveAccountRequest.api_key": "The key as the person typed it; compared by its hash, never logged.",
   "permits.entitlement.v1.ResolveAccountResponse.account_id": "The account the key belongs to: keys issued together (one checkout, one subscription) share it. Empty when access is APP_ACCESS_NOT_INCLUDED.",
   "permits.entitlement.v1.ResolveAccountResponse.plan": "The key's plan; unspecified for a key without one.",
+  "permits.entitlement.v1.ResolveAccountResponse.access": "What the key may do in the app.",
   "permits.entitlement.v1.ResolveAccountResponse.key_id": "The key's id (never its secret), for the audit trail; empty for the sandbox and document 2 keys.",
   "permits.nwp.v1.ProjectInput.aquatic_resource_type": "wetland, stream, open-water or tidal",
   "permits.nwp.v1.ProjectInput.start_date": "yyyy-mm-dd; recorded, and compared with the ruleset's expiry (a notice, never the verdict).",

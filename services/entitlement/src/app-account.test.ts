@@ -9,7 +9,7 @@ import { ManualClock } from "@permits/runtime";
 import { deriveLegacyKey } from "./keys.js";
 import { LocalProvider } from "./provider.js";
 import { createEntitlementService } from "./service.js";
-import { LmdbStore } from "./store-lmdb.js";
+import { LmdbStore } from "./lmdb-store.js";
 
 const SANDBOX = "svc_sandbox_public";
 const LEGACY_SECRET = "app-account-test-legacy-secret-1234";

@@ -1,7 +1,7 @@
 // The front door of @permits/entitlement. The gateway imports it at start for the key scheme
 // (keys.ts), so what loads Stripe's SDK, Redis or LMDB is loaded on first use: the service
-// itself (build) and the key CLI (runCli). Test support (a fake Stripe) is @permits/entitlement/testing.
-import type { BuildContext, BuiltService } from "@permits/runtime";
+// itself (its manifest's build, @permits/entitlement/manifest) and the key CLI (runCli). Test
+// support (a fake Stripe) is @permits/entitlement/testing.
 import type { CliIo } from "./cli.js";
 
 export * from "./keys.js";
@@ -9,11 +9,6 @@ export * from "./keyless.js";
 export * from "./legacy-state-file.js";
 export { ENTITLEMENT_DB_FILE, LmdbStore } from "./lmdb-store.js";
 export type { CliIo } from "./cli.js";
-
-/** Builds the entitlement service for a host (its main.ts, or the embedded gateway). */
-export async function build(ctx: BuildContext): Promise<BuiltService> {
-  return (await import("./build.js")).build(ctx);
-}
 
 /** The key CLI (npm run keys): the exit code, output through `io`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

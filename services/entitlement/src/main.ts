@@ -1,4 +1,5 @@
+// `npm run start:entitlement`: the service on its own port (docs/deployment.md).
 import { runStandalone } from "@permits/rpc";
-import { build } from "./build.js";
+import { manifest } from "./manifest.js";
 
-runStandalone("entitlement", 7003, build);
+runStandalone(manifest);

@@ -1,4 +1,5 @@
+// `npm run start:ratelimit`: the service on its own port (docs/deployment.md).
 import { runStandalone } from "@permits/rpc";
-import { build } from "./build.js";
+import { manifest } from "./manifest.js";
 
-runStandalone("ratelimit", 7004, build);
+runStandalone(manifest);

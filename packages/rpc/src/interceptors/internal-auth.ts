@@ -6,7 +6,9 @@
 // one entry a line; blank lines and lines starting with # are skipped).
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { type DescMethod, type DescService, getOption } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Caller, callers } from "@permits/proto/common/v1/callers";
 import { ConfigError } from "@permits/runtime";
 
 export const SCOPES = ["engine", "gateway", "admin"] as const;
@@ -18,33 +20,31 @@ export interface InternalToken {
   digest: Buffer;
 }
 
-const ENGINE_SERVICES = new Set(["permits.stormwater.v1.StormwaterService", "permits.nwp.v1.NwpService"]);
-const GATEWAY_METHODS = new Set([
-  "permits.entitlement.v1.EntitlementService/Authenticate",
-  "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
-  // Checkout (issue 32): the gateway's /pricing, /checkout and webhook routes.
-  // The app's sign-in (issue 40): a key's account and what its plan allows.
-  ...["GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession", "ResolveAccount"].map((m) => `permits.entitlement.v1.EntitlementService/${m}`),
-]);
-const ADMIN_METHODS = new Set([
-  "permits.entitlement.v1.EntitlementService/IssueKey",
-  "permits.entitlement.v1.EntitlementService/ListKeys",
-  "permits.entitlement.v1.EntitlementService/RevokeKey",
-  "permits.entitlement.v1.EntitlementService/SetLocalSubscription",
-]);
+/** Each scope as the protos name it (permits.common.v1.Caller). */
+const SCOPE_OF: Record<Caller, Scope | undefined> = { [Caller.UNSPECIFIED]: undefined, [Caller.ENGINE]: "engine", [Caller.GATEWAY]: "gateway", [Caller.ADMIN]: "admin" };
 /** gRPC server reflection: it shows the schema, never data, but like every RPC but the probe it needs a known caller. */
 const REFLECTION_SERVICES = new Set(["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
 /** Callable with no credential: probes must work before any secret is in place. */
 const OPEN_SERVICES = new Set(["grpc.health.v1.Health"]);
 
-/** Whether a caller holding `scopes` may call `service/method`. Anything not listed needs a scope no token has. */
-export function mayCall(scopes: ReadonlySet<Scope>, service: string, method: string): boolean {
-  const procedure = `${service}/${method}`;
-  if (REFLECTION_SERVICES.has(service)) return scopes.size > 0;
-  if (ENGINE_SERVICES.has(service)) return scopes.has("engine") || scopes.has("gateway");
-  if (GATEWAY_METHODS.has(procedure) || service === "permits.ratelimit.v1.RateLimitService") return scopes.has("gateway");
-  if (ADMIN_METHODS.has(procedure)) return scopes.has("admin");
-  return false;
+/** The scopes an RPC admits, as its proto says: `option (permits.common.v1.callers) = ...`. None: no caller may call it. */
+export function scopesOf(method: DescMethod): readonly Scope[] {
+  return getOption(method, callers).flatMap((c) => SCOPE_OF[c] ?? []);
+}
+
+/**
+ * Who may call each RPC of `services`, read from their protos once, not per call. A method
+ * outside the table needs a scope no token has; reflection needs any known caller.
+ */
+function admissionTable(services: readonly DescService[]): (scopes: ReadonlySet<Scope>, method: DescMethod) => boolean {
+  const table = new Map<DescMethod, readonly Scope[]>();
+  for (const s of services) for (const m of s.methods) table.set(m, scopesOf(m));
+  return (scopes, method) => {
+    const admitted = table.get(method);
+    if (admitted === undefined) return REFLECTION_SERVICES.has(method.parent.typeName) && scopes.size > 0;
+    for (const scope of admitted) if (scopes.has(scope)) return true;
+    return false;
+  };
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -126,7 +126,7 @@ const BEARER = /^Bearer ([^\s]+)$/;
 
 /**
  * Marks a refusal of this check, so a caller can tell it from a refusal the service itself
- * decides (entitlement's Unauthenticated for a bad API key, say): the first is the caller's
+ * decides (an Unauthenticated for a bad API key, say): the first is the caller's
  * misconfiguration, never the end user's fault.
  */
 const REFUSED = "permits-caller-refused";
@@ -136,17 +136,19 @@ function refusal(message: string, code: Code): ConnectError {
 }
 
 /**
- * The service side: every call needs a known token (`authorization: Bearer <token>`) whose scopes
- * allow the method; the health service is open. Missing or unknown: Unauthenticated; known
- * without the scope: PermissionDenied. With no tokens configured, every call is refused.
+ * The service side, guarding `services` (and reflection): every call needs a known token
+ * (`authorization: Bearer <token>`) with a scope the method's proto admits; the health service is
+ * open. Missing or unknown: Unauthenticated; known without the scope: PermissionDenied. With no
+ * tokens configured, every call is refused.
  */
-export function requireCaller(tokens: readonly InternalToken[]): Interceptor {
+export function requireCaller(tokens: readonly InternalToken[], services: readonly DescService[]): Interceptor {
+  const mayCall = admissionTable(services);
   return (next) => async (req) => {
     if (OPEN_SERVICES.has(req.service.typeName)) return next(req);
     const presented = BEARER.exec(req.header.get("authorization") ?? "")?.[1];
     const caller = presented === undefined ? undefined : callerOf(tokens, presented);
     if (caller === undefined) throw refusal("a valid caller credential is required (authorization: Bearer <token>)", Code.Unauthenticated);
-    if (!mayCall(caller.scopes, req.service.typeName, req.method.name)) {
+    if (!mayCall(caller.scopes, req.method)) {
       throw refusal(`the credential ${caller.name} may not call ${req.service.typeName}/${req.method.name}`, Code.PermissionDenied);
     }
     return next(req);

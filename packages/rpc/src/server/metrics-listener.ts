@@ -8,9 +8,6 @@ import type { Registry } from "prom-client";
 import { ConfigError, host, nonNegativeInt, readEnv, type Logger } from "@permits/runtime";
 import { METRICS_CONTENT_TYPE, METRICS_PATH } from "../interceptors/metrics.js";
 
-/** Each role's METRICS_PORT when unset: its own port's, in the 9000s (README, Configuration). */
-export const DEFAULT_METRICS_PORTS = { gateway: 9080, stormwater: 9701, nwp: 9702, entitlement: 9703, ratelimit: 9704 } as const;
-
 export interface MetricsListenerConfig {
   host: string;
   /** 0: any free port (logged). */
@@ -19,6 +16,7 @@ export interface MetricsListenerConfig {
   explicit: boolean;
 }
 
+/** METRICS_HOST and METRICS_PORT; `defaultPort` is the role's own (its manifest's, or the gateway's). */
 export function readMetricsListener(env: NodeJS.ProcessEnv, defaultPort: number): MetricsListenerConfig {
   const v = readEnv(
     {

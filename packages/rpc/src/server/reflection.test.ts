@@ -3,11 +3,12 @@
 // credential it needs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create, fromBinary, toBinary, type DescFile } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema, file_google_protobuf_descriptor, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as v1 from "@permits/proto/grpc/reflection/v1/reflection";
 import * as v1alpha from "@permits/proto/grpc/reflection/v1alpha/reflection";
+import { file_permits_common_v1_callers } from "@permits/proto/common/v1/callers";
 import { file_permits_common_v1_common } from "@permits/proto/common/v1/common";
 import { file_permits_stormwater_v1_stormwater, StormwaterService } from "@permits/proto/stormwater/v1/stormwater";
 import { parseInternalTokens, requireCaller } from "../interceptors/internal-auth.js";
@@ -21,7 +22,7 @@ let server: RunningService;
 let baseUrl: string;
 beforeAll(async () => {
   const tokens = parseInternalTokens(Object.entries(TOKENS).map(([scope, token]) => `${scope}:${scope}:${token}`), "INTERNAL_TOKENS");
-  server = await serve({ name: "t", services: [{ service: StormwaterService, impl: {} }], host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), interceptors: [requireCaller(tokens)], shutdownGraceMs: 200 });
+  server = await serve({ name: "t", services: [{ service: StormwaterService, impl: {} }], host: "127.0.0.1", port: 0, logger: createLogger("t", { level: "silent" }), interceptors: [requireCaller(tokens, [StormwaterService])], shutdownGraceMs: 200 });
   baseUrl = `http://127.0.0.1:${server.port}`;
 });
 afterAll(() => server?.close());
@@ -63,11 +64,12 @@ describe.each(["v1", "v1alpha"] as const)("grpc.reflection.%s", (version) => {
     expect([a.validHost, a.originalRequest?.messageRequest]).toEqual(["h", { case: "listServices", value: "*" }]);
   });
 
-  it("serves the file declaring a symbol with every file it imports, byte for byte as compiled", async () => {
-    const [byMethod, byMessage, byName] = await ask(version, [
+  it("serves the file declaring a symbol with every file its types come from, byte for byte as compiled", async () => {
+    const [byMethod, byMessage, byName, options] = await ask(version, [
       { case: "fileContainingSymbol", value: "permits.stormwater.v1.StormwaterService.Determine" },
       { case: "fileContainingSymbol", value: "permits.common.v1.Citation" },
       { case: "fileByFilename", value: "google/protobuf/struct.proto" },
+      { case: "fileByFilename", value: "permits/common/v1/callers.proto" },
     ]);
     const stormwater = [file_permits_stormwater_v1_stormwater, file_permits_common_v1_common, file_google_protobuf_struct].map(compiled);
     const byNameOrder = (x: { name: string }, y: { name: string }) => x.name.localeCompare(y.name);
@@ -76,6 +78,12 @@ describe.each(["v1", "v1alpha"] as const)("grpc.reflection.%s", (version) => {
     // common.proto imports struct.proto (a changelog fact's value is a google.protobuf.Value).
     expect(filesOf(byMessage)).toEqual([file_permits_common_v1_common, file_google_protobuf_struct].map(compiled));
     expect(filesOf(byName)).toEqual([compiled(file_google_protobuf_struct)]);
+    // The library follows type references, not imports: the file of the callers option every RPC
+    // carries (and descriptor.proto, which it imports) comes by its name, as a client asks for an
+    // import it lacks (buf curl does: test/reflection.test.ts calls a method with reflection alone).
+    expect(file_permits_stormwater_v1_stormwater.proto.dependency).toContain("permits/common/v1/callers.proto");
+    expect(filesOf(options)).toEqual([compiled(file_permits_common_v1_callers)]);
+    expect(file_permits_common_v1_callers.proto.dependency).toEqual([file_google_protobuf_descriptor.proto.name]);
   });
 
   it("answers NOT_FOUND and UNIMPLEMENTED in the stream, which goes on answering", async () => {

@@ -6,7 +6,7 @@
 // only its grpc-js server glue, so its implementation class is imported from the file that
 // declares it (the version is pinned exactly; reflection.test.ts pins the answers).
 import type { DescFile, DescService } from "@bufbuild/protobuf";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ReflectionV1Implementation } from "@grpc/reflection/build/src/implementations/reflection-v1.js";
@@ -26,19 +26,20 @@ const REFLECTION_SERVICES: readonly DescService[] = [v1.ServerReflection, v1alph
  */
 export function reflectionServices(services: readonly DescService[]): HostedService[] {
   const described = [...services, ...REFLECTION_SERVICES];
-  const reflection = new ReflectionV1Implementation(packageDefinitionOf(described.map((s) => s.file)), {
+  const compiled = compiledFiles(described.map((s) => s.file));
+  const reflection = new ReflectionV1Implementation(packageDefinitionOf(compiled), {
     services: described.map((s) => s.typeName),
   });
   // The two versions' messages are the same; the library answers v1alpha with this class too.
   const answer = (req: v1.ServerReflectionRequest | v1alpha.ServerReflectionRequest) => reflection.handleServerReflectionRequest(toLibrary(req));
   const v1Impl: ServiceImpl<typeof v1.ServerReflection> = {
     async *serverReflectionInfo(requests) {
-      for await (const req of requests) yield create(v1.ServerReflectionResponseSchema, fromLibrary(req, answer(req)));
+      for await (const req of requests) yield create(v1.ServerReflectionResponseSchema, fromLibrary(req, answer(req), compiled));
     },
   };
   const v1alphaImpl: ServiceImpl<typeof v1alpha.ServerReflection> = {
     async *serverReflectionInfo(requests) {
-      for await (const req of requests) yield create(v1alpha.ServerReflectionResponseSchema, fromLibrary(req, answer(req)));
+      for await (const req of requests) yield create(v1alpha.ServerReflectionResponseSchema, fromLibrary(req, answer(req), compiled));
     },
   };
   return [hosted(v1.ServerReflection, v1Impl), hosted(v1alpha.ServerReflection, v1alphaImpl)];
@@ -49,21 +50,26 @@ function hosted(service: DescService, impl: object): HostedService {
   return { service, impl: impl as HostedService["impl"] };
 }
 
+/** Each file of `roots` and every file it imports, by its name (a/b.proto), serialized as compiled. */
+function compiledFiles(roots: readonly DescFile[]): Map<string, Uint8Array> {
+  const files = new Map<string, Uint8Array>();
+  const add = (f: DescFile) => {
+    if (files.has(f.proto.name)) return;
+    files.set(f.proto.name, toBinary(FileDescriptorProtoSchema, f.proto));
+    f.dependencies.forEach(add);
+  };
+  roots.forEach(add);
+  return files;
+}
+
 /**
  * The library reads only the serialized files a package definition's entries carry (proto-loader
  * gives every entry the whole set), so one entry with our compiled files is all it needs. Its
  * own loaders would rebuild the files through protobufjs instead, which drops json names and
  * shortens type references: clients would then see files that differ from the compiled ones.
  */
-function packageDefinitionOf(roots: readonly DescFile[]): PackageDefinition {
-  const files = new Map<string, DescFile>();
-  const add = (f: DescFile) => {
-    if (files.has(f.name)) return;
-    files.set(f.name, f);
-    f.dependencies.forEach(add);
-  };
-  roots.forEach(add);
-  const fileDescriptorProtos = [...files.values()].map((f) => Buffer.from(toBinary(FileDescriptorProtoSchema, f.proto)));
+function packageDefinitionOf(files: Map<string, Uint8Array>): PackageDefinition {
+  const fileDescriptorProtos = [...files.values()].map((bytes) => Buffer.from(bytes));
   return { compiled: { format: "Protocol Buffer 3 FileDescriptorSet", type: {}, fileDescriptorProtos } } as unknown as PackageDefinition;
 }
 
@@ -73,12 +79,20 @@ function toLibrary(req: v1.ServerReflectionRequest | v1alpha.ServerReflectionReq
   return kind === undefined ? { host: req.host } : { host: req.host, messageRequest: kind, [kind]: value };
 }
 
-/** The library's answer as our response message's fields (it sets exactly one of the four). */
-function fromLibrary<R extends v1.ServerReflectionRequest | v1alpha.ServerReflectionRequest>(req: R, res: LibraryResponse) {
+/**
+ * The library's answer as our response message's fields (it sets exactly one of the four). The
+ * files it names are sent as compiled: its own encoding (protobufjs) drops the custom options,
+ * such as the callers each RPC admits.
+ */
+function fromLibrary<R extends v1.ServerReflectionRequest | v1alpha.ServerReflectionRequest>(req: R, res: LibraryResponse, compiled: Map<string, Uint8Array>) {
   const { errorResponse: error, fileDescriptorResponse: files, listServicesResponse: list, allExtensionNumbersResponse: numbers } = res;
+  const asCompiled = (b: Buffer | Uint8Array | string) => {
+    const bytes = bytesOf(b);
+    return compiled.get(fromBinary(FileDescriptorProtoSchema, bytes).name) ?? bytes;
+  };
   const messageResponse =
     error ? { case: "errorResponse" as const, value: { errorCode: error.errorCode ?? 0, errorMessage: error.errorMessage ?? "" } }
-    : files ? { case: "fileDescriptorResponse" as const, value: { fileDescriptorProto: (files.fileDescriptorProto ?? []).map(bytesOf) } }
+    : files ? { case: "fileDescriptorResponse" as const, value: { fileDescriptorProto: (files.fileDescriptorProto ?? []).map(asCompiled) } }
     : list ? { case: "listServicesResponse" as const, value: { service: (list.service ?? []).map((s) => ({ name: s.name ?? "" })) } }
     : numbers ? { case: "allExtensionNumbersResponse" as const, value: { baseTypeName: numbers.baseTypeName ?? "", extensionNumber: numbers.extensionNumber ?? [] } }
     : { case: undefined };

@@ -1,24 +1,19 @@
-// The standalone entry point shared by the four services: read HOST, PORT and the callers'
-// tokens, build the service, serve it behind the token check, and close gracefully on SIGTERM.
-import type { DescService } from "@bufbuild/protobuf";
-import { type BuildContext, type BuiltService, ConfigError, createLogger, DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, limitHeapGrowth, nonNegativeInt, port, positiveInt, readEnv, startOrExit, systemClock } from "@permits/runtime";
+// The standalone entry point shared by every service (its main.ts): read HOST, PORT and the
+// callers' tokens, build the service its manifest names, serve it behind the token check, and
+// close gracefully on SIGTERM.
+import { ConfigError, createLogger, DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, limitHeapGrowth, nonNegativeInt, port, positiveInt, readEnv, type ServiceManifest, startOrExit, systemClock } from "@permits/runtime";
 import { isLoopback, readInternalTokens, requireCaller } from "../interceptors/internal-auth.js";
 import { processRegistry } from "../interceptors/metrics.js";
-import { DEFAULT_METRICS_PORTS, listenMetrics, readMetricsListener } from "./metrics-listener.js";
+import { listenMetrics, readMetricsListener } from "./metrics-listener.js";
 import { closeOnSignals, DEFAULT_LIMITS, serve, type ServiceLimits } from "./serve.js";
 import { startTracing } from "../interceptors/tracing.js";
 
-export interface StandaloneDefaults {
-  /** HEAP_GROWING_PERCENT when unset (heap.ts; the nwp service leaves growth to V8). */
-  heapGrowingPercent?: number;
-}
-
 /** The variables every service reads at start (docs/configuration.md), with this service's defaults. */
-function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defaults: StandaloneDefaults = {}) {
+function readStandaloneEnv(source: NodeJS.ProcessEnv, manifest: Pick<ServiceManifest, "port" | "heapGrowingPercent">) {
   return readEnv({
     HOST: host({ default: "127.0.0.1" }),
-    PORT: port({ default: defaultPort }),
-    HEAP_GROWING_PERCENT: heapGrowingPercent({ default: defaults.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT }),
+    PORT: port({ default: manifest.port }),
+    HEAP_GROWING_PERCENT: heapGrowingPercent({ default: manifest.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT }),
     HEADERS_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.headersTimeoutMs }),
     REQUEST_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.requestTimeoutMs }),
     KEEP_ALIVE_TIMEOUT_MS: positiveInt({ default: DEFAULT_LIMITS.keepAliveTimeoutMs }),
@@ -29,9 +24,10 @@ function readStandaloneEnv(source: NodeJS.ProcessEnv, defaultPort: number, defau
   }, source);
 }
 
-export function runStandalone(name: string, defaultPort: number, build: (ctx: BuildContext) => Promise<BuiltService<DescService>>, defaults: StandaloneDefaults = {}): void {
+export function runStandalone(manifest: ServiceManifest): void {
+  const { name } = manifest;
   void startOrExit(async () => {
-    const env = readStandaloneEnv(process.env, defaultPort, defaults);
+    const env = readStandaloneEnv(process.env, manifest);
     const limits: ServiceLimits = {
       headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
@@ -51,9 +47,9 @@ export function runStandalone(name: string, defaultPort: number, build: (ctx: Bu
     // Off unless OTEL_* asks for it; on, the server span is outside the token check, so refused calls show too.
     const tracing = await startTracing(name, process.env);
     const metrics = processRegistry();
-    const built = await build({ env: process.env, logger, clock: systemClock, metrics });
-    const metricsAt = readMetricsListener(process.env, DEFAULT_METRICS_PORTS[name as keyof typeof DEFAULT_METRICS_PORTS] ?? 0);
-    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [...(tracing ? [tracing.server] : []), requireCaller(tokens)], limits, metrics });
+    const built = await (await manifest.load())({ env: process.env, logger, clock: systemClock, metrics });
+    const metricsAt = readMetricsListener(process.env, manifest.metricsPort);
+    const running = await serve({ name, services: [{ service: built.service, impl: built.impl }], host: env.HOST, port: env.PORT, logger, interceptors: [...(tracing ? [tracing.server] : []), requireCaller(tokens, [built.service])], limits, metrics });
     const metricsListener = await listenMetrics(metrics, metricsAt, logger);
     closeOnSignals({ close: async () => { await running.close(); await metricsListener.close(); await built.close(); await tracing?.shutdown(); } }, logger);
   });
