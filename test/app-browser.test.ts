@@ -155,7 +155,7 @@ describe("the app in chromium", () => {
         await check(page, width, "08-amended");
 
         await page.goto(`${base}${siteUrl}`);
-        await page.click("details summary");
+        await page.click("li[id^='corrective-'] details summary");
         await page.type("textarea[name='note']", "Fence reset and staked");
         await submit(page, "form[action*='/corrective-actions/'] button");
         expect(await page.content()).toContain("None open.");

@@ -7,11 +7,10 @@ import { create } from "@bufbuild/protobuf";
 import { InspectionFrequencySchema, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { html, type Html } from "./html.js";
-import { page } from "./layout.js";
+import { chromeOf, page } from "./layout.js";
 import { formOf, requireWritable, type SignedIn } from "./context.js";
 import { csrfField, input } from "./form.js";
 import { answerOf, who } from "./site-records.js";
-import { chromeOf } from "./sites.js";
 
 const OPTION = /^inspection\.frequency\.option\d+$/;
 

@@ -1,6 +1,7 @@
 // The page every /app screen and the landing page share: head, the header with sign-out when
 // signed in, the main content and the footer. The stylesheet is /app/style.css (style.ts).
 import { html, type Html } from "./html.js";
+import type { SignedIn } from "./context.js";
 
 export interface PageChrome {
   title: string;
@@ -27,3 +28,10 @@ ${body}
 </body></html>
 `.text;
 }
+
+/** The chrome of a signed-in page: sign-out, and the read-only notice after a cancelled plan. */
+export function chromeOf(req: SignedIn, token: string, title: string): PageChrome {
+  const banner = req.appSession.readOnly ? html`Your plan has been cancelled: your sites are read-only. Records and exports stay available until their retention ends.` : undefined;
+  return { title, signOutToken: token, banner };
+}
+

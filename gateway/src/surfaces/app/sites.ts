@@ -7,7 +7,7 @@ import { Plan } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { parseSite } from "../stormwater/routes.js";
 import { html, type Html } from "./html.js";
-import { page } from "./layout.js";
+import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
 import { answerBytes, answerOf, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
@@ -20,11 +20,6 @@ const HTML = "text/html; charset=utf-8";
 /** The SiteInput fields the form carries, under document 1's names. */
 const SITE_INPUT_FIELDS = ["state", "activity", "acres", "maxDisturbedAcresAtOneTime", "partOfLargerPlan", "dischargesToImpairedWater", "dischargesToTier2Water", "aridClimate", "onTribalLand", "federalFacility", "startDate", "endDate"] as const;
 const TRI_STATE = [["", "Not checked yet"], ["yes", "Yes"], ["no", "No"]] as const;
-
-export function chromeOf(req: SignedIn, token: string, title: string) {
-  const banner = req.appSession.readOnly ? html`Your plan has been cancelled: your sites are read-only. Records and exports stay available until their retention ends.` : undefined;
-  return { title, signOutToken: token, banner };
-}
 
 function newSiteForm(token: string, values: Record<string, string>, errors?: FieldErrors): Html {
   return html`<h1>Add a site</h1>

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from "fastify";
 
 export const APP_CSS = `*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;margin:0;color:#1a1a1a;background:#fff;line-height:1.5;font-size:1rem}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:break-word;margin:0;color:#1a1a1a;background:#fff;line-height:1.5;font-size:1rem}
 header{background:#0b3d5c;padding:.6rem 1rem}
 header nav{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}
 header a,header .link{color:#fff}
@@ -38,7 +38,9 @@ th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.4
 .cards{list-style:none;padding:0}
 .cards li{border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
+table.stack th:first-child{width:24%}
 @media (max-width:40rem){
+  td,th{overflow-wrap:anywhere}
   table.stack thead{display:none}
   table.stack tr{display:block;border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.3rem}
   table.stack td{display:block;border:none;padding:.2rem .4rem}
