@@ -76,7 +76,7 @@ export function dashboard(deps: AppDeps) {
         const [det, { inspections }, { rainEvents }, { correctiveActions }] = await Promise.all([sites.getDetermination(w), sites.listInspections(w), sites.listRainEvents(w), sites.listCorrectiveActions({ ...w, filter: CorrectiveActionFilter.OVERDUE, asOf: today })]);
         const schedule = scheduleOf(answerOf(det.determination!.answerJson), inspections, rainEvents, today, s.details?.inspectionFrequency);
         const due = schedule.nextRoutine.due;
-        return { s, due, overdue: schedule.overdue.length + correctiveActions.length, words: schedule.nextRoutine.words };
+        return { s, due, overdue: schedule.overdue.length + correctiveActions.length };
       }),
     );
     rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
@@ -85,7 +85,7 @@ export function dashboard(deps: AppDeps) {
 <p class="muted">Stormwater ${plan} plan${r.appSession.readOnly ? " (cancelled: read-only)" : ""}.</p>
 ${r.appSession.readOnly ? "" : html`<p><a class="button" href="/app/sites/new">Add a site</a></p>`}
 ${rows.length === 0 ? html`<p>No sites yet. Add one to get its permit answer, a plan document and an inspection schedule.</p>` : html`<table class="stack"><thead><tr><th>Site</th><th>Next inspection due</th><th>Overdue</th></tr></thead><tbody>
-${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ?? html`<span class="muted">${x.words}</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
+${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ?? html`<span class="muted">Not scheduled yet: say how often you inspect on the site's page.</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
 </tbody></table>`}`;
     return reply.type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Your sites"), body));
   };
