@@ -9,23 +9,11 @@ import { DeterminationSchema, SiteInputSchema, type Determination } from "@permi
 import { determineStormwater, loadDataset as loadStormwater, requirementsFromDetermination } from "@permits/stormwater";
 import { createNwpService, decide, type DeterminationOut, loadDataset as loadNwp } from "@permits/nwp";
 import { EVALUATION_DATE as TODAY } from "./support/target.js";
-import { wordProblems } from "./support/answer-words.js";
+import { texts, wordProblems } from "./support/answer-words.js";
 import { heldUnits, nwpContradictions, stormwaterContradictions } from "./support/answer-consistency.js";
 
 const sw = loadStormwater();
 const nwp = loadNwp();
-
-/** Every string of an answer that a person reads (quotes are the permits' own words; ids, codes and URLs are not prose). */
-function texts(o: unknown, key = "", out: string[] = []): string[] {
-  if (typeof o === "string") {
-    if (!["quote", "id", "code", "sourceUrl", "url", "permitUrl", "agencyUrl", "basis", "confidence", "kind", "status", "gate", "coverage", "verdict", "datasetVersion", "state", "district", "activity", "aquaticResourceType", "documentStatus"].includes(key) && !/^https?:\/\//.test(o)) out.push(o);
-  } else if (Array.isArray(o)) {
-    for (const x of o) texts(x, key, out);
-  } else if (o && typeof o === "object") {
-    for (const [k, v] of Object.entries(o)) if (k !== "input" && k !== "site") texts(v, k, out);
-  }
-  return out;
-}
 
 // ---- stormwater ----
 

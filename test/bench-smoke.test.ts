@@ -139,7 +139,9 @@ describe("bench/lib.mjs startFlags", () => {
       expect(startFlags(`services/${role}/dist/main.js`)).toEqual(["--max-semi-space-size=16"]);
     }
     // The gateway keeps the default size: 64 took embedded RSS past its 250 MB target.
-    expect(scripts.start).toBe("node --max-semi-space-size=16 gateway/dist/main.js");
+    // npm start execs node, so that stopping npm stops the server (test/startup.test.ts).
+    expect(scripts.start).toBe("exec node --max-semi-space-size=16 gateway/dist/main.js");
+    expect(scripts["start:gateway"]).toBe("node --max-semi-space-size=16 gateway/dist/main.js");
     expect(startFlags("gateway/dist/main.js")).toEqual(["--max-semi-space-size=16"]);
     expect(startFlags("bench/ceiling.mjs")).toEqual(["--max-semi-space-size=16"]);
     expect(() => startFlags("services/unknown/dist/main.js")).toThrow(/no start script of package.json runs node services\/unknown\/dist\/main.js/);

@@ -66,10 +66,46 @@ describe("local checkout over inject()", () => {
     const portal = await post("/checkout/portal", `api_key=${live}`);
     expect(portal.statusCode).toBe(303);
     expect(portal.headers.location).toMatch(/\/checkout\/local\/manage\?session_id=cs_local_\w+$/);
+    const manage = await get(new URL(portal.headers.location as string).pathname + new URL(portal.headers.location as string).search);
+    expect(manage.statusCode).toBe(200);
+    expect(manage.body).toContain('Plan: <strong id="plan">Stormwater Pro</strong><br>Status: <strong id="status">Active</strong>');
+    expect(manage.body).toContain('id="cancel"');
     const cancelled = await post("/checkout/local/cancel", `session_id=${sessionId}`);
     expect(cancelled.statusCode).toBe(200);
     expect(cancelled.body).toContain("Subscription cancelled");
+    expect(cancelled.body).toContain('Status: <strong id="status">Cancelled</strong>');
+    expect(cancelled.body).toContain("The subscription is cancelled: the plan&#39;s live key (svc_live_…) stops working at once; the free test key (svc_test_…) keeps working.");
+    expect(cancelled.body).not.toContain('id="cancel"');
     expect((await determine()).statusCode).toBe(401);
+    // Opened again after cancelling: the status, and no Cancel.
+    const after = await get(`/checkout/local/manage?session_id=${sessionId}`);
+    expect(after.body).toContain('Status: <strong id="status">Cancelled</strong>');
+    expect(after.body).not.toContain('id="cancel"');
+  });
+
+  it("NWP Pro cancelled from the manage page: its key keeps working on the free allowance, and the page says so", async () => {
+    const { sessionId, success } = await buyLocally("nwp_pro");
+    const key = (await get(success, { accept: "application/json" })).json().data.keys[0].key as string;
+    const manage = await get(`/checkout/local/manage?session_id=${sessionId}`);
+    expect(manage.body).toContain('Plan: <strong id="plan">Nationwide Permit (NWP) Pro</strong><br>Status: <strong id="status">Active</strong>');
+    expect(manage.body).toContain("Cancelling ends the plan: the NWP Pro key (nwp_…) keeps working, on the free allowance.");
+    const cancelled = await post("/checkout/local/cancel", `session_id=${sessionId}`);
+    expect(cancelled.body).toContain("The subscription is cancelled: the NWP Pro key (nwp_…) keeps working, on the free allowance.");
+    expect(cancelled.body).not.toContain("live key");
+    expect(cancelled.body).not.toContain('id="cancel"');
+    const call = await gw.app.inject({ method: "POST", url: "/api/v1/determine/nwp", payload: project, headers: { "content-type": "application/json", "x-api-key": key } });
+    expect(call.headers["x-service-tier"]).toBe("free");
+  });
+
+  it("a purchase not confirmed yet: its plan, Not confirmed yet, nothing to cancel; an unknown session is not found", async () => {
+    const started = await post("/checkout", "plan=stormwater_scale");
+    const sessionId = new URL(started.headers.location as string).searchParams.get("session_id")!;
+    const manage = await get(`/checkout/local/manage?session_id=${sessionId}`);
+    expect(manage.body).toContain('Plan: <strong id="plan">Stormwater Scale</strong><br>Status: <strong id="status">Not confirmed yet</strong>');
+    expect(manage.body).not.toContain('id="cancel"');
+    const unknown = await get(`/checkout/local/manage?session_id=cs_local_${"x".repeat(32)}`);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.code).toBe("not_found");
   });
 
   it("NWP Pro: the legacy key, Pro while the local subscription is active, free once cancelled", async () => {

@@ -115,7 +115,7 @@ describe.skipIf(!inject("prerequisites").chromium)("GET /docs in chromium", () =
     const doc = (await get("/api/openapi")).json() as OpenApi;
     const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ endpoint: `${method.toUpperCase()} ${p}`, summary: op.summary, tag: op.tags[0] })));
     // Both surfaces, the discovery documents and checkout, read from the document itself.
-    expect(new Set(operations.map((o) => o.tag))).toEqual(new Set(["Stormwater (document 1)", "Section 404 (document 2)", "Discovery", "Checkout"]));
+    expect(new Set(operations.map((o) => o.tag))).toEqual(new Set(["Stormwater", "Section 404 nationwide permits (NWP)", "Discovery", "Checkout"]));
     expect(operations.map((o) => o.endpoint)).toEqual(expect.arrayContaining(["POST /api/v1/determine", "POST /api/v1/determine/nwp", "GET /api/v1/state/{code}/401"]));
 
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });

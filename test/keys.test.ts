@@ -77,6 +77,16 @@ describe("document 1 keys", () => {
       expect(res.json().error.code).toBe("unauthorized");
     }
   });
+  it("says an NWP Pro key is one, and which keys these endpoints take, whether or not its subscription exists", async () => {
+    for (const k of [legacyPro, deriveLegacyKey(SECRET, "sub_never_seen")]) {
+      const res = await determine(bearer(k));
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.message).toBe(
+        "This is an NWP Pro key (nwp_…): it works on the nationwide permit (NWP) endpoints only. The stormwater endpoints take a svc_live_ or svc_test_ key from checkout at /pricing, or the public sandbox key.",
+      );
+    }
+    expect((await determine(bearer("garbage"))).json().error.message).toBe("The API key is not valid, or has been revoked.");
+  });
   it("a key revoked while the server runs stops working on the next call", async () => {
     const k = await gw.clients.entitlement.issueKey({ kind: KeyKind.TEST, label: "short-lived" });
     expect((await determine(bearer(k.secret))).statusCode).toBe(200);
@@ -100,6 +110,19 @@ describe("document 2 keys", () => {
       expect(res.statusCode).toBe(401);
       expect(res.json().error.code).toBe("invalid_api_key");
     }
+  });
+  it("says a stormwater key is one, and which keys these endpoints take, whether or not it exists", async () => {
+    const unknownLive = "svc_live_" + "0".repeat(40);
+    for (const [k, kind] of [[live, "live"], [unknownLive, "live"], [revoked, "live"], [test, "test"]] as const) {
+      const res = await nwp(bearer(k));
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe("invalid_api_key");
+      expect(res.json().error.message).toBe(
+        `This is a stormwater ${kind} key (svc_${kind}_…): it works on the stormwater endpoints only. The nationwide permit (NWP) endpoints take the NWP Pro key from checkout at /pricing (nwp_…), or the public sandbox key.`,
+      );
+    }
+    const forged = legacyPro.slice(0, -4) + (legacyPro.endsWith("0000") ? "1111" : "0000");
+    expect((await nwp(bearer(forged))).json().error.message).toBe("The API key is not valid, or has been revoked.");
   });
   it("answers missing_api_key without a key", async () => {
     const res = await nwp({});

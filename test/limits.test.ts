@@ -42,7 +42,7 @@ describe("document 1 tiers", () => {
     expect(refused.statusCode).toBe(429);
     const body = refused.json();
     expect(body.error.code).toBe("rate_limited");
-    expect(body.error.details).toMatchObject({ limit: 4, window_seconds: 60, upgrade_url: "/api/v1/pricing" });
+    expect(body.error.details).toMatchObject({ limit: 4, window_seconds: 60, upgrade_url: "/pricing" });
     expect(body.error.details.retry_after_seconds).toBeGreaterThanOrEqual(1);
     expect(refused.headers["retry-after"]).toBe(String(body.error.details.retry_after_seconds));
     expect(refused.headers["x-ratelimit-remaining"]).toBe("0");

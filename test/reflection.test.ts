@@ -34,6 +34,7 @@ const METHODS = {
     "permits.entitlement.v1.EntitlementService/CompleteLocalCheckout",
     "permits.entitlement.v1.EntitlementService/CreatePortalSession",
     "permits.entitlement.v1.EntitlementService/GetCheckoutPlans",
+    "permits.entitlement.v1.EntitlementService/GetLocalCheckout",
     "permits.entitlement.v1.EntitlementService/HandleProviderEvent",
     "permits.entitlement.v1.EntitlementService/IssueKey",
     "permits.entitlement.v1.EntitlementService/ListKeys",

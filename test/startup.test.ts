@@ -1,6 +1,6 @@
 // Configuration is validated at start: a bad value stops the process with a message naming it.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import net from "node:net";
 import { once } from "node:events";
@@ -155,4 +155,71 @@ describe("the embedded gateway on a reachable address (issue 31, section 5)", ()
       rmSync(stateDir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+/** Every live process below `pid` (children, theirs, ...), read from /proc. */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      // The field after the parenthesised name (which may hold spaces) is the state, then the parent.
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parentOf.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (let frontier = [pid]; frontier.length > 0; ) {
+    frontier = [...parentOf].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+    out.push(...frontier);
+  }
+  return out;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe.skipIf(!existsSync("/proc/self/stat"))("npm start, stopped with SIGTERM to npm (issue 41, section 4)", () => {
+  it("stops the server: the port stops answering and no process it started remains", async () => {
+    const port = await freePort();
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-npm-start-"));
+    const npm = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "0", STATE_DIR: stateDir, REDIS_URL: "" }, stdio: ["ignore", "ignore", "pipe"] });
+    let below: number[] = [];
+    try {
+      const answers = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      let up = false;
+      // The prestart build first (incremental: seconds when built), then the gateway.
+      for (let i = 0; i < 480 && !up && npm.exitCode === null; i++) {
+        up = await answers();
+        if (!up) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(up).toBe(true);
+      below = descendants(npm.pid!);
+      expect(below.length).toBeGreaterThan(0);
+      npm.kill("SIGTERM");
+      await once(npm, "exit");
+      let stopped = false;
+      for (let i = 0; i < 40 && !stopped; i++) {
+        stopped = !(await answers()) && below.every((pid) => !alive(pid));
+        if (!stopped) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(await answers()).toBe(false);
+      expect(below.filter(alive)).toEqual([]);
+    } finally {
+      for (const pid of below.filter(alive)) process.kill(pid, "SIGKILL");
+      if (npm.exitCode === null && npm.signalCode === null) {
+        npm.kill("SIGKILL");
+        await once(npm, "exit");
+      }
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

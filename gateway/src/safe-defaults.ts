@@ -13,7 +13,7 @@ export async function refuseUnsafeDefaults(config: GatewayConfig, env: NodeJS.Pr
   const { usesDevelopmentLegacySecret } = await import("@permits/entitlement");
   if ((await usesDevelopmentLegacySecret(env)) === true) {
     throw new ConfigError(
-      `invalid configuration: LEGACY_KEY_SECRET: required when listening on ${config.HOST} (not a loopback address): the development secret is public, so anyone could sign document 2 keys; set LEGACY_KEY_SECRET (16 characters or more), or listen on 127.0.0.1`,
+      `invalid configuration: LEGACY_KEY_SECRET: required when listening on ${config.HOST} (not a loopback address): the development secret is public, so anyone could sign NWP Pro keys; set LEGACY_KEY_SECRET (16 characters or more), or listen on 127.0.0.1`,
     );
   }
 }

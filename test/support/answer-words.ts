@@ -42,6 +42,27 @@ const INTERNAL: [string, RegExp][] = [
   ["null", /\bnull\b/],
 ];
 
+/**
+ * The team's words that reached answers and pages (issue 41, section 3): how the data was read,
+ * what the engine does with it, and the contract's document numbers. A contractor reads what is
+ * known and where to confirm it.
+ */
+const JARGON: [string, RegExp][] = [
+  ["a gate's internal name", /\bGate (?:unknown|gated|open|not[ -]gated|ungated)\b/i],
+  ["a stored copy", /\bstored cop(?:y|ies)\b/i],
+  ["a complete copy", /\b(?:complete copy|read in full)\b/i],
+  ["relaxes", /\brelax(?:es|ed|ing)?\b/i],
+  ["a data row", /\brows?\b(?! of)/i],
+  ["render", /\brender(?:s|ed|ing)?\b/i],
+  // "dataset 2026-11-26.…" labels a version (a plan's footer); "in this dataset" is the team speaking.
+  ["the dataset", /\b(?:this|the|these|both|our|its|in) datasets?\b/i],
+  ["compiled", /\bcompil(?:e|es|ed|ing|ation)\b/i],
+  // The API's two halves; the ground's surface (surface erosion, impervious surfaces) is a contractor's word.
+  ["surface", /\b(?:stormwater|nwp|this|that|each|either|both|other|one|same|which) surfaces?\b|\bsurface['’]s\b/i],
+  ["a document number", /\bdocuments? [12]\b/i],
+  ["legacy", /\blegacy\b/i],
+];
+
 const AGREEMENT: [string, RegExp][] = [
   ["one with a plural noun", /(?<![\d./])\b1 (?:calendar |linear |business )?(?:requirements|acres|days|permits|NWPs|limits|hours|years|projects|feet)\b/],
   ["many with a singular noun", /(?<![\d./])(?<!(?:NWP|Section|Part|Order|Tier|Chapter|§) )\b(?:0|[2-9]|[1-9]\d{1,2})\b (?:calendar |business )?(?:requirement|acre|day|permit|limit|hour|year|project)\b(?![s-])/],
@@ -49,7 +70,7 @@ const AGREEMENT: [string, RegExp][] = [
   ["many of ... has/is", /\b(?:[2-9]|\d{2,}) of (?:its|the) \w+ (?:has|is)\b/],
   ["has been ... and are", /\bhas been \w+ and are\b/],
   ["NWP with several numbers", /\bNWP \d+(?:, \d+)* and \d+\b/],
-  ["NWPs with one number", /\bNWPs \d+(?![\d,]| and)/],
+  ["NWPs with one number", /\bNWPs \d+(?![\d,–-]| and)/],
   ["a singular limit of several NWPs", /\b(?:limit|requirement|term|condition) held for NWPs [\d, and]+ (?:are|have)\b/],
   ["plural limits of one NWP", /\b(?:limits|requirements|terms|conditions) held for NWP \d+ (?:is|has)\b/],
 ];
@@ -57,9 +78,27 @@ const AGREEMENT: [string, RegExp][] = [
 /** Every problem in one text: [kind, the match]. */
 export function wordProblems(text: string): string[] {
   const out: string[] = [];
-  for (const [kind, re] of [...INTERNAL, ...AGREEMENT]) {
+  for (const [kind, re] of [...INTERNAL, ...JARGON, ...AGREEMENT]) {
     const m = re.exec(text);
     if (m) out.push(`${kind}: "${m[0]}" in "${text.length > 200 ? `${text.slice(Math.max(0, m.index - 80), m.index + 120)}…` : text}"`);
+  }
+  return out;
+}
+
+/** Keys whose values are not prose: the permits' own words (quotes), ids, codes, enums and URLs. */
+const NOT_PROSE = new Set([
+  "quote", "id", "code", "sourceUrl", "url", "permitUrl", "agencyUrl", "regulatoryUrl", "authorityUrl", "basis", "confidence", "kind", "status", "gate", "coverage", "verdict",
+  "datasetVersion", "dataset", "state", "district", "activity", "aquaticResourceType", "documentStatus",
+]);
+
+/** Every string of an answer that a person reads (quotes are the permits' own words; ids, codes and URLs are not prose). */
+export function texts(o: unknown, key = "", out: string[] = []): string[] {
+  if (typeof o === "string") {
+    if (!NOT_PROSE.has(key) && !/^https?:\/\//.test(o)) out.push(o);
+  } else if (Array.isArray(o)) {
+    for (const x of o) texts(x, key, out);
+  } else if (o && typeof o === "object") {
+    for (const [k, v] of Object.entries(o)) if (k !== "input" && k !== "site") texts(v, k, out);
   }
   return out;
 }

@@ -42,36 +42,29 @@ const HOW: Record<keyof Prerequisites, string> = {
 
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: "ignore", timeout: 10_000 }).status === 0;
 
-/** A TCP connection to PostgreSQL's port: the tests themselves say if it then refuses them. */
-function postgresListens(url: string): Promise<boolean> {
+/**
+ * Whether something answers at the URL's host and port: with `exchange`, the reply to what it sends
+ * must satisfy it (no client library, no reconnect loop); without, accepting the connection is enough.
+ */
+function socketAnswers(url: string, defaultPort: number, exchange?: { send: string; ok: (reply: string) => boolean }): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname.replace(/^\[|\]$/g, ""), port: Number(port || 5432) });
+    const socket = createConnection({ host: hostname.replace(/^\[|\]$/g, ""), port: Number(port || defaultPort) });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
     socket.setTimeout(1000, () => done(false));
     socket.on("error", () => done(false));
-    socket.on("connect", () => done(true));
+    socket.on("connect", () => (exchange ? socket.write(exchange.send) : done(true)));
+    socket.on("data", (d) => done(exchange?.ok(d.toString()) ?? true));
   });
 }
 
-/** One PING on a plain socket: no client library, no reconnect loop. */
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname.replace(/^\[|\]$/g, ""), port: Number(port || 6379) });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.on("error", () => done(false));
-    socket.on("connect", () => socket.write("PING\r\n"));
-    socket.on("data", (d) => done(d.toString().startsWith("+PONG")));
-  });
-}
+/** One PING on a plain socket. */
+const redisAnswers = (url: string) => socketAnswers(url, 6379, { send: "PING\r\n", ok: (reply) => reply.startsWith("+PONG") });
+/** PostgreSQL's port accepts a connection: the tests themselves say if the server then refuses them. */
+const postgresListens = (url: string) => socketAnswers(url, 5432);
 
 export async function probePrerequisites(): Promise<Prerequisites> {
   return {

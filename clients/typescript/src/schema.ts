@@ -147,7 +147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The whole compiled 2026 nationwide permit ruleset */
+        /** The whole 2026 nationwide permit ruleset */
         get: operations["getNwp"];
         put?: never;
         post?: never;
@@ -272,7 +272,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reissue a document 2 live key from its subscription id
+         * Reissue an NWP Pro key from its subscription id
          * @description The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.
          */
         post: operations["postRecover"];
@@ -290,7 +290,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the datasets hold, and on which basis
+         * What the data holds, and on which basis
          * @description Both dataset versions, counts of facts per basis (official-text, agency-form, prior-edition, agency-page, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Unmetered; cached for up to 60 seconds.
          */
         get: operations["getCoverage"];
@@ -310,7 +310,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What changed in the data after a dataset version
+         * What changed in the data after a given data version
          * @description Every fact added, changed or removed after the dataset version `since`, with its value, basis, confidence, source and checkedOn date before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit and ruleset (nwp). Derived from the released versions of the data, not written by hand. A stored answer about a jurisdiction or permit in a group should be recomputed. An unknown version is invalid_request with every known version in details.known_values. Unmetered.
          */
         get: operations["getChanges"];
@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * The checkout success page: the keys, shown once
-         * @description Fulfils the paid session if the webhook has not yet, and shows its keys the first time it is opened; afterwards it says they were shown. Keys are shown once and never again. Lost them? A document 2 key is reissued at POST /recover with the subscription id from your receipt; document 1 keys are reissued by the operator of this server (npm run keys), who can revoke the old ones. HTML, or JSON with Accept: application/json.
+         * @description Fulfils the paid session if the webhook has not yet, and shows its keys the first time it is opened; afterwards it says they were shown. Keys are shown once and never again. Lost them? An NWP Pro key is reissued at POST /recover with the subscription id from your receipt; stormwater keys are reissued by the operator of this server (npm run keys), who can revoke the old ones. HTML, or JSON with Accept: application/json.
          */
         get: operations["getCheckoutSuccess"];
         put?: never;
@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe webhook: fulfils paid checkouts, ends cancelled subscriptions
-         * @description Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's document 1 live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).
+         * @description Verified with the endpoint's signing secret (STRIPE_WEBHOOK_SECRET). checkout.session.completed (and async_payment_succeeded) issues the session's keys unless the success page already did; customer.subscription.deleted, or updated to a status other than active or trialing, revokes the subscription's stormwater live key. 200 once handled (a replay is handled, and issues nothing), 400 on a bad signature, 503 while the key store is away (Stripe retries).
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -449,7 +449,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Local checkout: the stand-in for the customer portal */
+        /**
+         * Local checkout: the stand-in for the customer portal
+         * @description The session's plan and its subscription's status, with Cancel while it runs.
+         */
         get: operations["getLocalManage"];
         put?: never;
         post?: never;
@@ -470,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Local checkout: cancel the subscription
-         * @description Cancels the local subscription as customer.subscription.deleted does on Stripe: the document 1 live key is revoked, a document 2 key falls to the free allowance.
+         * @description Cancels the local subscription as customer.subscription.deleted does on Stripe: a stormwater plan's live key stops working (its test key keeps working), an NWP Pro key keeps working on the free allowance. Answers the manage page with the plan and its new status.
          */
         post: operations["cancelLocalCheckout"];
         delete?: never;
@@ -486,7 +489,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Discovery index of every endpoint of both surfaces */
+        /** Discovery index of every endpoint, stormwater and NWP */
         get: operations["getIndex"];
         put?: never;
         post?: never;
@@ -503,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenAPI 3.1 description of both surfaces */
+        /** OpenAPI 3.1 description of every endpoint, stormwater and NWP */
         get: operations["getApiOpenapi"];
         put?: never;
         post?: never;
@@ -520,7 +523,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plans of both surfaces as data */
+        /** The plans for the stormwater and NWP endpoints as data */
         get: operations["getPricing"];
         put?: never;
         post?: never;
@@ -961,7 +964,7 @@ export interface components {
             code: string;
             /** @description Whether the state's Section 401 certification decisions are compiled; where false they were not applied. */
             certificationCompiled: boolean;
-            /** @description The state's Section 401 certifying authority, or the text Not held in this dataset. */
+            /** @description The state's Section 401 certifying authority, or the text Not on record here. */
             certifier: string;
         };
         NwpProvenance: {
@@ -1169,7 +1172,7 @@ export interface components {
             code: string;
             /** @description Name of the state or territory. */
             name: string;
-            /** @description The state's Section 401 certifying authority, or the text Not held in this dataset. */
+            /** @description The state's Section 401 certifying authority, or the text Not on record here. */
             certifyingAuthority: string;
             /** @description Whether the state's Section 401 certification decisions are compiled; where false they were not applied to determinations. */
             certificationCompiled: boolean;
@@ -3244,7 +3247,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The whole compiled 2026 nationwide permit ruleset */
+            /** @description The whole 2026 nationwide permit ruleset */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5224,12 +5227,12 @@ export interface operations {
                             /** @description Empty unless outcome is shown. */
                             keys: {
                                 /**
-                                 * @description The surface the key is for.
+                                 * @description Which endpoints the key is for: stormwater, or nwp (nationwide permits).
                                  * @enum {string}
                                  */
                                 surface: "stormwater" | "nwp";
                                 /**
-                                 * @description live (document 1, the plan's), test (document 1, free) or legacy (document 2).
+                                 * @description live (stormwater, the plan's), test (stormwater, free) or legacy (the NWP Pro key).
                                  * @enum {string}
                                  */
                                 kind: "live" | "test" | "legacy";
@@ -5237,7 +5240,7 @@ export interface operations {
                                 plan?: string | null;
                                 /** @description The key itself: shown in this answer only. */
                                 key: string;
-                                /** @description The stored key's id (document 1); null for the derived document 2 key. */
+                                /** @description The stored key's id (stormwater keys); null for the NWP Pro key, which is made from the subscription. */
                                 key_id?: string | null;
                             }[];
                             /** @description Where lost keys are reissued. */
@@ -5345,7 +5348,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A key shown at checkout: the document 1 live or test key, or the document 2 key. */
+                    /** @description A key shown at checkout: a stormwater live or test key, or the NWP Pro key. */
                     api_key: string;
                 };
             };
@@ -5950,7 +5953,17 @@ export interface operations {
                     "application/json": components["schemas"]["StormwaterError"];
                 };
             };
-            /** @description internal: the server is shutting down or holds as many connections as it can; retry after Retry-After */
+            /** @description internal */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StormwaterError"];
+                };
+            };
+            /** @description entitlement_check_unavailable */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6095,7 +6108,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Discovery index of every endpoint of both surfaces */
+            /** @description Discovery index of every endpoint, stormwater and NWP */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6180,7 +6193,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OpenAPI 3.1 description of both surfaces */
+            /** @description OpenAPI 3.1 description of every endpoint, stormwater and NWP */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { Surface as SurfaceEnum } from "@permits/proto/common/v1/common";
 import { PrincipalSchema, Tier, type Principal } from "@permits/proto/entitlement/v1/entitlement";
-import { KeylessCallers, MISSING, parseLegacyKey } from "@permits/entitlement";
+import { classifyKey, KeylessCallers, MISSING, parseLegacyKey } from "@permits/entitlement";
 import type { ServiceClients } from "../services.js";
 import { Problem, toProblem, type Surface } from "../http/problems.js";
 import type { RouteAccess } from "./options.js";
@@ -69,19 +69,34 @@ export async function identify(entitlement: ServiceClients["entitlement"], keyle
   try {
     principal = (await entitlement.authenticate({ surface: SURFACES[req.surface], apiKey, clientIp: req.ip })).principal;
   } catch (e) {
-    throw authProblem(e, apiKey !== undefined);
+    throw authProblem(e, req.surface, apiKey);
   }
   if (!principal) throw new Problem("internal", "The caller could not be identified.");
   return principal;
 }
 
-function authProblem(e: unknown, keySent: boolean): Problem {
+function authProblem(e: unknown, surface: Surface, apiKey: string | undefined): Problem {
   if (e instanceof ConnectError && e.code === Code.Unauthenticated) {
-    return keySent
-      ? new Problem("invalid_api_key", "The API key is not valid, or has been revoked.")
-      : missingKey();
+    if (apiKey === undefined) return missingKey();
+    return new Problem("invalid_api_key", otherKindOfKey(surface, apiKey) ?? "The API key is not valid, or has been revoked.");
   }
   return entitlementOutage(e) ?? toProblem(e);
+}
+
+/**
+ * A refused key that is the other endpoints' kind, told by its form alone (the svc_live_ and
+ * svc_test_ prefixes, the nwp_ key's shape): says which key it is and which key these endpoints
+ * take. Whether such a key exists is not told, only what its text already shows.
+ */
+function otherKindOfKey(surface: Surface, apiKey: string): string | undefined {
+  const { shape } = classifyKey(apiKey);
+  if (surface === "nwp" && (shape === "live" || shape === "test")) {
+    return `This is a stormwater ${shape} key (svc_${shape}_…): it works on the stormwater endpoints only. The nationwide permit (NWP) endpoints take the NWP Pro key from checkout at /pricing (nwp_…), or the public sandbox key.`;
+  }
+  if (surface === "stormwater" && shape === "legacy") {
+    return "This is an NWP Pro key (nwp_…): it works on the nationwide permit (NWP) endpoints only. The stormwater endpoints take a svc_live_ or svc_test_ key from checkout at /pricing, or the public sandbox key.";
+  }
+  return undefined;
 }
 
 function missingKey(): Problem {

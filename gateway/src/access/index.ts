@@ -13,7 +13,7 @@ import { Problem, type Surface } from "../http/problems.js";
 import { tierWord, writeTierHeader } from "./headers.js";
 import { identify } from "./identify.js";
 import { KeylessCallers } from "@permits/entitlement";
-import { meter, refundUnanswered, withStanding, writeStanding, type MeterDeps, type QuotaCharge } from "./meter.js";
+import { meter, PRICING_PAGE, refundUnanswered, withStanding, writeStanding, type MeterDeps, type QuotaCharge } from "./meter.js";
 import { routeAccess, type RouteAccess } from "./options.js";
 
 export { entitlementOutage } from "./identify.js";
@@ -90,7 +90,7 @@ function controlAccess(deps: MeterDeps, keyless: KeylessCallers, route: RouteAcc
     }
     writeTierHeader(reply, req.surface!, principal.tier);
     if (route.tiers && !route.tiers.includes(principal.tier)) {
-      const refusal = new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. See /api/v1/pricing.`);
+      const refusal = new Problem("upgrade_required", `This endpoint needs a Pro key; this key is on the ${tierWord(principal.tier)} tier. Plans and the Buy buttons: ${PRICING_PAGE}.`);
       throw await withStanding(deps, req, reply, refusal);
     }
     if (route.noSpend) return;

@@ -38,6 +38,9 @@ function policyOf(req: FastifyRequest): string {
   return `${req.surface ?? req.routeOptions.config.surface}.${tierWord(req.principal!.tier)}`;
 }
 
+/** Where a refused caller is sent to buy a plan: the page with the Buy buttons (the data is at /api/v1/pricing, in the index). */
+export const PRICING_PAGE = "/pricing";
+
 /** Spends one unit (or `cost`) of the caller's budget, sets the headers, refuses with 429. */
 export async function meter(deps: MeterDeps, req: FastifyRequest, reply: FastifyReply, cost = 1, policy = policyOf(req)): Promise<DecideResponse> {
   const principal = req.principal!;
@@ -52,7 +55,7 @@ export async function meter(deps: MeterDeps, req: FastifyRequest, reply: Fastify
     const retry = Math.max(1, decision.retryAfterSeconds);
     reply.header("retry-after", String(retry));
     throw new Problem("rate_limited", `Rate limit reached: ${w.limit} requests per ${w.name}${w.quota ? " (the plan's monthly ceiling; no overage is billed)" : ""}. Retry after ${retry} seconds.`, {
-      details: { retry_after_seconds: retry, limit: w.limit, window_seconds: w.windowSeconds, upgrade_url: "/api/v1/pricing" },
+      details: { retry_after_seconds: retry, limit: w.limit, window_seconds: w.windowSeconds, upgrade_url: PRICING_PAGE },
     });
   }
   return decision;

@@ -22,7 +22,7 @@ const NEVER_DOC2 =
 const HONESTY =
   "Any value whose confidence is `unverified` must be shown to the user as Unverified, never stated as fact; each citation's `basis` says what it rests on (official-text, agency-form, prior-edition, agency-page, secondary, unsourced). `null` means not known (never false), and an empty list of requirements never means nothing is required.";
 const KEY_DOC1 = "Key optional (Authorization: Bearer or X-API-Key on the MCP connection); each call spends one unit of the caller's rate budget, exactly as the REST endpoint.";
-const KEY_DOC2 = "Needs a document 2 key on the MCP connection (the public sandbox key svc_sandbox_public works); each call spends one unit of the caller's rate budget, exactly as the REST endpoint.";
+const KEY_DOC2 = "Needs an NWP key on the MCP connection (the public sandbox key svc_sandbox_public works); each call spends one unit of the caller's rate budget, exactly as the REST endpoint.";
 const SITE_HINT =
   "Give state and activity, and acres (alias of disturbedAcres) for construction. Tri-state fields (dischargesToImpairedWater, dischargesToTier2Water) take true, false or null; null or omitted means unchecked, never assumed false. Unknown fields are rejected.";
 const PROJECT_HINT =
@@ -112,7 +112,7 @@ export const TOOLS: ToolDef[] = [
     name: "list_nationwide_permits",
     title: "All nationwide permits",
     route: "GET /api/v1/nwp",
-    description: `The whole compiled 2026 nationwide permit ruleset, every permit with its limits, PCN conditions and sources. Takes no arguments. ${HONESTY} ${KEY_DOC2}`,
+    description: `The whole 2026 nationwide permit ruleset, every permit with its limits, PCN conditions and sources. Takes no arguments. ${HONESTY} ${KEY_DOC2}`,
     summarize: (b) => `${data(b).count ?? "?"} nationwide permits in ruleset ${((b.meta as Json)?.ruleset as Json)?.id ?? "?"}.`,
   },
   {
@@ -127,14 +127,14 @@ export const TOOLS: ToolDef[] = [
     title: "One Corps district",
     route: "GET /api/v1/district/:code",
     description: `One US Army Corps of Engineers district by code (e.g. SPK): states covered, regulatory office, and regional conditions where compiled. ${HONESTY} ${KEY_DOC2}`,
-    summarize: (b) => `${data(b).code} ${data(b).name ?? ""}: regional conditions ${data(b).conditionsCompiled ? "compiled" : "not compiled (not applied by the determination)"}.`,
+    summarize: (b) => `${data(b).code} ${data(b).name ?? ""}: regional conditions ${data(b).conditionsCompiled ? "included" : "not included (not applied by the determination)"}.`,
   },
   {
     name: "get_state_401_certification",
     title: "State Section 401 certification record",
     route: "GET /api/v1/state/:code/401",
     description: `The Section 401 water quality certification record of a state or territory for the 2026 nationwide permits (code: two-letter code): certifying authority, known decisions, and whether they are compiled. ${NEVER_DOC2} ${HONESTY} ${KEY_DOC2}`,
-    summarize: (b) => `${data(b).name ?? data(b).code}: certifier ${data(b).certifyingAuthority ?? "unknown"}; decisions ${data(b).certificationCompiled ? "compiled" : "not compiled"}; confidence ${data(b).confidence ?? "unknown"}.`,
+    summarize: (b) => `${data(b).name ?? data(b).code}: certifier ${data(b).certifyingAuthority ?? "unknown"}; decisions ${data(b).certificationCompiled ? "included" : "not included"}; confidence ${data(b).confidence ?? "unknown"}.`,
   },
   {
     name: "list_nwp_activities",
@@ -145,7 +145,7 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: "get_data_coverage",
-    title: "What the datasets hold",
+    title: "What the data holds",
     route: "GET /api/v1/coverage",
     description:
       "What this service holds before you ask: both dataset versions, facts per basis (official-text, agency-form, prior-edition, agency-page, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Takes no arguments and spends no budget. Only official-text and agency-form facts may be verified; a fact on another basis can only make an answer more cautious.",

@@ -12,6 +12,7 @@ import {
   KeyKind,
   Plan,
   RevealOutcome,
+  SubscriptionStatus,
 } from "@permits/proto/entitlement/v1/entitlement";
 import type { Clock } from "@permits/runtime";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
@@ -22,7 +23,7 @@ import { seal, unseal, type Fulfilment } from "./checkout-store.js";
 import { LocalCheckout } from "./checkout-local.js";
 import { classifyKey, deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, verifyLegacySignature } from "./keys.js";
 import { ProviderUnavailableError } from "./provider.js";
-import { StoreUnavailableError, type EntitlementStore, type StoredKey } from "./store.js";
+import { StoreUnavailableError, type EntitlementStore, type LocalSubscriptionStatus, type StoredKey } from "./store.js";
 
 export interface CheckoutDeps {
   store: EntitlementStore;
@@ -44,7 +45,7 @@ interface IssuedKey {
 
 type CheckoutRpcs = Pick<
   ServiceImpl<typeof EntitlementService>,
-  "getCheckoutPlans" | "startCheckout" | "completeLocalCheckout" | "cancelLocalCheckout" | "revealCheckout" | "handleProviderEvent" | "createPortalSession"
+  "getCheckoutPlans" | "startCheckout" | "completeLocalCheckout" | "cancelLocalCheckout" | "getLocalCheckout" | "revealCheckout" | "handleProviderEvent" | "createPortalSession"
 >;
 
 export interface Checkout extends CheckoutRpcs {
@@ -89,6 +90,7 @@ function checkUrl(field: string, url: string, mustHold?: string): void {
 const SURFACE = { stormwater: Surface.STORMWATER, nwp: Surface.NWP } as const;
 const PLAN = { pro: Plan.PRO, scale: Plan.SCALE } as const;
 const KIND = { live: KeyKind.LIVE, test: KeyKind.TEST, legacy: KeyKind.LEGACY } as const;
+const STATUS: Record<LocalSubscriptionStatus, SubscriptionStatus> = { active: SubscriptionStatus.ACTIVE, trialing: SubscriptionStatus.TRIALING, canceled: SubscriptionStatus.CANCELED };
 
 export function createCheckout(deps: CheckoutDeps): Checkout {
   const { store, provider, logger: log } = deps;
@@ -100,6 +102,13 @@ export function createCheckout(deps: CheckoutDeps): Checkout {
       throw new ConnectError(`PAYMENT_PROVIDER is ${provider.name}: the local checkout pages are not in use`, Code.FailedPrecondition);
     }
     return provider;
+  }
+
+  /** A local session's plan and its subscription (none until confirmed); NotFound for an unknown session. */
+  async function localSession(sessionId: string): Promise<{ planId: string; subscriptionId?: string }> {
+    const session = await checkoutStore().getLocalSession(sessionId);
+    if (!session) throw resourceNotFound("No local checkout session has that id.", "session", sessionId, []);
+    return { planId: session.planId, subscriptionId: (await checkoutStore().localSubscriptionOf(sessionId)) ?? undefined };
   }
 
   /** Builds the session's keys and claims the session with them; the loser's keys are never stored. */
@@ -198,13 +207,23 @@ export function createCheckout(deps: CheckoutDeps): Checkout {
     async cancelLocalCheckout(req) {
       local();
       checkSessionId(req.sessionId);
-      await guarded(async () => {
-        const subscriptionId = await checkoutStore().localSubscriptionOf(req.sessionId);
+      return guarded(async () => {
+        const { planId, subscriptionId } = await localSession(req.sessionId);
         if (!subscriptionId) throw resourceNotFound("No confirmed local checkout session has that id.", "session", req.sessionId, []);
         await store.setSubscription(subscriptionId, "canceled");
         await subscriptionEnded(subscriptionId);
+        return { planId, status: SubscriptionStatus.CANCELED };
       });
-      return {};
+    },
+
+    async getLocalCheckout(req) {
+      local();
+      checkSessionId(req.sessionId);
+      return guarded(async () => {
+        const { planId, subscriptionId } = await localSession(req.sessionId);
+        const status = subscriptionId ? await store.getSubscription(subscriptionId) : undefined;
+        return { planId, status: status ? STATUS[status] : SubscriptionStatus.UNSPECIFIED };
+      });
     },
 
     async revealCheckout(req) {

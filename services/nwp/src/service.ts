@@ -13,7 +13,7 @@ import {
   StateCertificationSchema, Verdict,
 } from "@permits/proto/nwp/v1/nwp";
 import {
-  decide, validateProject, violationMessage,
+  CERTIFIER_NOT_HELD, decide, validateProject, violationMessage,
   type Confidence as ConfidenceText, type Dataset, type DeterminationOut, type NormalizedInput, type RawLimit, type RawNotification, type VerdictId,
 } from "./engine/index.js";
 
@@ -115,7 +115,7 @@ function buildLookups(ds: Dataset) {
       notification: termsInit(p.notification),
       limitTerms: termsInit(p.limitTerms),
       notes: [p.titleBasis, ...extra, ...p.unscreenedPcnTriggers, ...(p.suspendedIn ? [p.suspendedIn.description] : []), ...p.notes,
-        ...(p.acreageLimits.length === 0 ? ["No acreage limit is held for this permit in this dataset."] : [])],
+        ...(p.acreageLimits.length === 0 ? ["No acreage limit for this permit is on record here."] : [])],
     });
   });
   const districts = ds.raw.districts.map((d) => create(DistrictSchema, {
@@ -124,7 +124,7 @@ function buildLookups(ds: Dataset) {
     note: [`Coverage: ${d.coverage}`, d.note].filter(Boolean).join(" "), confidence: CONFIDENCE[d.confidence],
   }));
   const states = ds.raw.states.map((s) => create(StateCertificationSchema, {
-    code: s.code, name: s.name, certifyingAuthority: s.certifyingAuthority ?? "Not held in this dataset",
+    code: s.code, name: s.name, certifyingAuthority: s.certifyingAuthority ?? CERTIFIER_NOT_HELD,
     certificationCompiled: s.certificationCompiled, authorityUrl: s.authorityUrl,
     known: [...s.known.map((k) => `${k.text} [${k.confidence}${k.sourceUrl ? `; ${k.sourceUrl}` : ""}]`),
       ...(s.handlingOffice ? [`${s.handlingOffice.text} [${s.handlingOffice.confidence}; ${s.handlingOffice.sourceUrl}]`] : [])],

@@ -49,13 +49,13 @@ describe("a batch's shared parts", () => {
     // Every project is residential development: NWP 29's PCN for every activity, whatever the acreage.
     expect(res.sharedPcn.map((p) => [p.required, p.triggers.map((t) => t.inputValue)])).toEqual([[true, ["any NWP 29 activity"]]]);
     expect(res.sharedDistrictLayers.map((l) => [l.code, l.name])).toEqual([["SWF", "Fort Worth"], ["SPK", "Sacramento"]]);
-    expect(res.sharedStateLayers.map((l) => [l.code, l.certifier])).toEqual([["TX", "Not held in this dataset"], ["CA", "California State Water Resources Control Board"]]);
+    expect(res.sharedStateLayers.map((l) => [l.code, l.certifier])).toEqual([["TX", "Not on record here"], ["CA", "California State Water Resources Control Board"]]);
     // The dataset's own layer messages, shared by every answer (an embedded gateway writes each once per process).
     expect(res.sharedDistrictLayers[0]).toBe(alone(TX).districtLayer);
     expect(res.sharedStateLayers[1]).toBe(alone(CA).stateLayer);
     const [tx, ca, txTemporary] = res.sharedCoverageGaps.map((l) => l.gaps);
     expect(tx[0]).toBe(JURISDICTION);
-    expect(tx[1]).toBe("Regional conditions of the Fort Worth District (SWF) are not compiled and were not applied; they can add PCN triggers, lower limits or suspend NWPs (https://www.swf.usace.army.mil/Missions/Regulatory/).");
+    expect(tx[1]).toBe("Regional conditions of the Fort Worth District (SWF) are not included here and were not applied; they can add PCN triggers, lower limits or suspend NWPs (https://www.swf.usace.army.mil/Missions/Regulatory/).");
     expect(ca[1]).toMatch(/^Regional conditions of the Sacramento District \(SPK\)/);
     expect(txTemporary).toEqual([...tx.slice(0, -1), "Temporary impacts (0.4 acres) are not screened against any limit; only permanent loss is compared.", tx.at(-1)]);
     expect(res.sharedProvenance.map((l) => l.entries.at(-1)?.url)).toEqual([
@@ -171,7 +171,7 @@ describe("SharedLists", () => {
     expect(lists.districtLayerOf({ ...swf }, once)).toBe(0);
     expect(lists.districtLayerOf({ ...swf, name: "Fort Worth District" }, layer({ ...swf, name: "Fort Worth District" }))).toBe(1); // same code, another layer
     expect(lists.districtLayers[0]).toBe(swf); // kept as given: the dataset's shared message
-    const tx = { code: "TX", certificationCompiled: false, certifier: "Not held in this dataset" };
+    const tx = { code: "TX", certificationCompiled: false, certifier: "Not on record here" };
     expect(lists.stateLayerOf(tx, layer(tx))).toBe(0);
     expect(lists.stateLayerOf({ ...tx, certificationCompiled: true }, layer({ ...tx, certificationCompiled: true }))).toBe(1);
     expect(lists.stateLayerOf({ ...tx }, once)).toBe(0);

@@ -1,7 +1,6 @@
-// `npm run start:sites`: the service on its own port, its database opened (and migrated) at start,
-// so a bad database stops the process there.
+// `npm run start:sites`: the service on its own port. Standalone it opens its database (and runs
+// the migrations) at start, so a database it cannot open stops the process there.
 import { runStandalone } from "@permits/rpc";
-import { build } from "./build.js";
 import { manifest } from "./manifest.js";
 
-runStandalone({ ...manifest, load: async () => (ctx) => build(ctx, { eager: true }) });
+runStandalone({ ...manifest, load: () => import("./build.js").then((m) => (ctx) => m.build(ctx, { eager: true })) });

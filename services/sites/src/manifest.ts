@@ -1,5 +1,5 @@
-// The sites service as its hosts know it (its main.ts, the gateway's list of services).
-// Cheap to import: the database and the handlers load on the service's first call (build.ts).
+// The sites service as its hosts know it (its main.ts; the gateway's list of services once it is
+// wired there). Cheap to import: build.ts loads its database and handlers on the first call.
 import type { ServiceManifest } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 

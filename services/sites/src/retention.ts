@@ -37,9 +37,12 @@ function heldPeriods(answer: unknown): HeldPeriod[] {
   for (const r of requirements as Array<Record<string, unknown>>) {
     const id = typeof r?.id === "string" ? r.id : "";
     const unit = typeof r?.unit === "string" ? r.unit : "";
+    const label = typeof r.label === "string" ? r.label : id;
+    // Quoted into the stored basis: plain text of a sane length only (PostgreSQL's text holds no U+0000).
+    if (id.length > 100 || label.length > 200 || /\u0000/.test(id + label)) continue;
     if (!id.startsWith("retention.") || typeof r.value !== "number" || !Number.isInteger(r.value) || r.value <= 0 || r.value > 100 || !/^years\b/.test(unit)) continue;
     const citation = r.citation as { confidence?: unknown } | undefined;
-    out.push({ id, years: r.value, label: typeof r.label === "string" ? r.label : id, confidence: typeof citation?.confidence === "string" ? citation.confidence : "unverified" });
+    out.push({ id, years: r.value, label, confidence: citation?.confidence === "verified" ? "verified" : "unverified" });
   }
   return out;
 }

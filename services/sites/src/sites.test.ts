@@ -84,6 +84,9 @@ eachDatabase((h) => {
     tooLong.name = "x".repeat(201);
     expect(badRequestOf(await failure(h().client.createSite({ accountId: ACCOUNT, actor: ACTOR, details: tooLong })))!.violations[0]!.description).toBe("details.name must be at most 200 characters (got 201)");
     expect(await codeOf(h().client.getSite({ accountId: ACCOUNT, actor: ACTOR, siteId: "" }))).toBe(Code.InvalidArgument);
+    // PostgreSQL's text holds no U+0000: refused as a field error on both databases, never a failure.
+    const nul = await failure(h().client.listSites({ accountId: "acct\u0000x", actor: ACTOR }));
+    expect(badRequestOf(nul)!.violations.map((v) => v.description)).toEqual(["accountId must not contain a NUL character"]);
     expect(await codeOf(h().client.getSite({ accountId: ACCOUNT, actor: ACTOR, siteId: "site_nope" }))).toBe(Code.NotFound);
   });
 

@@ -46,6 +46,8 @@ export class Check {
 
   optional(field: string, value: string, max: number): this {
     if (value.length > max) this.add(field, `${field} must be at most ${max} characters (got ${value.length})`);
+    // PostgreSQL's text cannot hold U+0000; refused here alike on both databases.
+    else if (value.includes("\u0000")) this.add(field, `${field} must not contain a NUL character`);
     return this;
   }
 

@@ -110,7 +110,7 @@ export function accountRoutes(deps: AppDeps): RouteSpec[] {
       surface: "nwp",
       access: { ipPolicy: "recover" },
       doc: {
-        summary: "Reissue a document 2 live key from its subscription id",
+        summary: "Reissue an NWP Pro key from its subscription id",
         description: "The live key is derived from the subscription, so it can be reissued with the subscription id from the receipt. Rate limited per calling IP. Answers only the key of that subscription.",
         body: { type: "object", additionalProperties: false, required: ["subscriptionId"], properties: { subscriptionId: { type: "string", description: RECOVER_FIELDS.subscriptionId.description } } },
         example: { body: { subscriptionId: "sub_example" } },

@@ -36,7 +36,7 @@ export function changesRoutes(deps: AppDeps): RouteSpec[] {
       url: "/api/v1/changes",
       surface: "stormwater",
       doc: {
-        summary: "What changed in the data after a dataset version",
+        summary: "What changed in the data after a given data version",
         description:
           "Every fact added, changed or removed after the dataset version `since`, with its value, basis, confidence, source and checkedOn date before and after, grouped by jurisdiction, permit or area (stormwater) or by nationwide permit and ruleset (nwp). Derived from the released versions of the data, not written by hand. A stored answer about a jurisdiction or permit in a group should be recomputed. An unknown version is invalid_request with every known version in details.known_values. Unmetered.",
         query: { since: { description: CHANGES_QUERY.since.description, required: true, schema: { type: "string" } } },

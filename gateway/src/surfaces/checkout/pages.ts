@@ -1,20 +1,26 @@
 // The HTML of checkout: the buy section of /pricing, the success page that shows the keys once,
 // and the local provider's confirmation and manage pages. Plain server-rendered forms: no script.
-import { KeyKind, Plan, RevealOutcome, type CheckoutPlan, type RevealCheckoutResponse } from "@permits/proto/entitlement/v1/entitlement";
+import { KeyKind, Plan, RevealOutcome, SubscriptionStatus, type CheckoutPlan, type RevealCheckoutResponse } from "@permits/proto/entitlement/v1/entitlement";
 import { Surface } from "@permits/proto/common/v1/common";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 export const PLAN_NAMES: Record<string, string> = {
-  stormwater_pro: "Stormwater Pro (document 1)",
-  stormwater_scale: "Stormwater Scale (document 1)",
-  nwp_pro: "Section 404 NWP Pro (document 2)",
+  stormwater_pro: "Stormwater Pro",
+  stormwater_scale: "Stormwater Scale",
+  nwp_pro: "Nationwide Permit (NWP) Pro",
 };
 
 export const REISSUE_TEXT =
-  "Keys are shown once and never again. Lost them? A document 2 key is reissued at POST /recover with the subscription id from your receipt; " +
-  "document 1 keys are reissued by the operator of this server (npm run keys), who can revoke the old ones.";
+  "Keys are shown once and never again. Lost them? An NWP Pro key is reissued at POST /recover with the subscription id from your receipt; " +
+  "stormwater keys are reissued by the operator of this server (npm run keys), who can revoke the old ones.";
+
+/** What cancelling does to a plan's keys, by the endpoints the plan is for. */
+const CANCEL_EFFECT: Record<number, string> = {
+  [Surface.STORMWATER]: "the plan's live key (svc_live_…) stops working at once; the free test key (svc_test_…) keeps working",
+  [Surface.NWP]: "the NWP Pro key (nwp_…) keeps working, on the free allowance",
+};
 
 function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
@@ -37,7 +43,7 @@ export function priceText(p: CheckoutPlan): string {
 
 /** The buy section of /pricing; `offline` when the plans could not be read (the entitlement service is away). */
 export function buySection(plans: CheckoutPlan[] | undefined, localRefused: boolean): string {
-  const how = `<p>How keys arrive: after checkout the success page shows your keys once. Document 1 plans give a <code>svc_live_</code> key of the plan and a free <code>svc_test_</code> key; document 2 Pro gives the legacy live key of your subscription. Send a key as <code>Authorization: Bearer &lt;key&gt;</code> or <code>X-API-Key: &lt;key&gt;</code>. ${esc(REISSUE_TEXT)}</p>`;
+  const how = `<p>How keys arrive: after checkout the success page shows your keys once. A stormwater plan gives a live key of the plan (<code>svc_live_…</code>) and a free test key (<code>svc_test_…</code>); NWP Pro gives the NWP Pro key of your subscription (<code>nwp_…</code>). Send a key as <code>Authorization: Bearer &lt;key&gt;</code> or <code>X-API-Key: &lt;key&gt;</code>. ${esc(REISSUE_TEXT)}</p>`;
   if (!plans) return `<section id="buy"><h2>Buy a plan</h2><p>Checkout is temporarily unavailable. Reload this page in a minute.</p>${how}</section>`;
   const rows = plans.map((p) => {
     const name = PLAN_NAMES[p.id] ?? p.id;
@@ -50,18 +56,18 @@ export function buySection(plans: CheckoutPlan[] | undefined, localRefused: bool
   });
   const portal = `<h3>Manage or cancel a subscription</h3>
 <form method="post" action="/checkout/portal"><label>A key from your checkout: <input name="api_key" autocomplete="off" size="50" required></label> <button type="submit">Manage subscription</button></form>
-<p>Cancelling ends the plan: the document 1 live key is revoked (the free test key stays); a document 2 key falls to the free allowance.</p>`;
+<p>Cancelling a stormwater plan: ${CANCEL_EFFECT[Surface.STORMWATER]}. Cancelling NWP Pro: ${CANCEL_EFFECT[Surface.NWP]}.</p>`;
   return `<section id="buy"><h2>Buy a plan</h2>
 <table><thead><tr><th>Plan</th><th>Price</th><th></th></tr></thead><tbody>${rows.join("\n")}</tbody></table>
 ${how}${portal}</section>`;
 }
 
-const SURFACE_WORD: Record<number, string> = { [Surface.STORMWATER]: "document 1 (stormwater, /api/v1)", [Surface.NWP]: "document 2 (nationwide permits)" };
+const SURFACE_WORD: Record<number, string> = { [Surface.STORMWATER]: "the stormwater endpoints", [Surface.NWP]: "the nationwide permit (NWP) endpoints" };
 
 export function keyLabel(kind: KeyKind, plan: Plan): string {
   if (kind === KeyKind.LIVE) return `live key (${plan === Plan.SCALE ? "Scale" : "Pro"})`;
   if (kind === KeyKind.TEST) return "test key (free, sandbox answers)";
-  return "Pro key";
+  return "NWP Pro key";
 }
 
 /** The success page: the keys (only when `outcome` is SHOWN), or why there are none. */
@@ -99,12 +105,39 @@ export function localConfirmHtml(sessionId: string, planId: string): string {
   );
 }
 
-export function localManageHtml(sessionId: string, cancelled = false): string {
-  if (cancelled) return page("Subscription cancelled (local)", `<h1>Subscription cancelled</h1><p>The local subscription is cancelled: its document 1 live key is revoked and a document 2 key now answers on the free allowance.</p>`);
+const STATUS_WORD: Record<number, string> = {
+  [SubscriptionStatus.ACTIVE]: "Active",
+  [SubscriptionStatus.TRIALING]: "Active (trial)",
+  [SubscriptionStatus.CANCELED]: "Cancelled",
+  [SubscriptionStatus.UNSPECIFIED]: "Not confirmed yet",
+};
+
+/** A local checkout as its manage page shows it: the plan, what it is for, its subscription's status. */
+export interface LocalSubscriptionView {
+  sessionId: string;
+  planId: string;
+  surface: Surface | undefined;
+  status: SubscriptionStatus;
+}
+
+/** The local manage page: the plan and its status; Cancel only while the subscription runs. */
+export function localManageHtml(v: LocalSubscriptionView, justCancelled = false): string {
+  const name = esc(PLAN_NAMES[v.planId] ?? v.planId);
+  const effect = v.surface === undefined ? undefined : CANCEL_EFFECT[v.surface];
+  const running = v.status === SubscriptionStatus.ACTIVE || v.status === SubscriptionStatus.TRIALING;
+  const facts = `<p>Plan: <strong id="plan">${name}</strong><br>Status: <strong id="status">${esc(STATUS_WORD[v.status] ?? STATUS_WORD[SubscriptionStatus.UNSPECIFIED])}</strong></p>`;
+  const next = running
+    ? `${effect ? `<p>Cancelling ends the plan: ${esc(effect)}.</p>` : ""}
+<form method="post" action="/checkout/local/cancel"><input type="hidden" name="session_id" value="${esc(v.sessionId)}"><button type="submit" id="cancel">Cancel subscription</button></form>`
+    : v.status === SubscriptionStatus.CANCELED
+      ? `<p id="cancelled">The subscription is cancelled${effect ? `: ${esc(effect)}` : ""}. Buy again on <a href="/pricing">/pricing</a>.</p>`
+      : `<p>The purchase is not confirmed yet, so there is nothing to cancel.</p>`;
+  const title = justCancelled ? "Subscription cancelled" : "Manage your subscription";
   return page(
-    "Manage subscription (local)",
-    `<h1>Manage your subscription</h1>
-<p>The local payment provider's stand-in for Stripe's customer portal.</p>
-<form method="post" action="/checkout/local/cancel"><input type="hidden" name="session_id" value="${esc(sessionId)}"><button type="submit" id="cancel">Cancel subscription</button></form>`,
+    `${title} (local)`,
+    `<h1>${title}</h1>
+<p>This server takes no payments (local test mode): this page stands in for Stripe's customer portal.</p>
+${facts}
+${next}`,
   );
 }

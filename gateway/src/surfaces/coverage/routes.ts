@@ -30,7 +30,7 @@ export function coverageRoutes(deps: AppDeps): RouteSpec[] {
       url: "/api/v1/coverage",
       surface: "stormwater",
       doc: {
-        summary: "What the datasets hold, and on which basis",
+        summary: "What the data holds, and on which basis",
         description:
           "Both dataset versions, counts of facts per basis (official-text, agency-form, prior-edition, agency-page, secondary, unsourced) and confidence, facts not held, and per jurisdiction and per nationwide permit what is held and at which confidence. Unmetered; cached for up to 60 seconds.",
         success: { status: 200, description: "The coverage read-out.", schema: stormwaterSchemas.envelope("Coverage") },

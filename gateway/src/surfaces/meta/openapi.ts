@@ -237,7 +237,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       operationId,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
-      tags: [r.doc.tag ?? (r.surface === "nwp" ? "Section 404 (document 2)" : isMetered(r) ? "Stormwater (document 1)" : "Discovery")],
+      tags: [r.doc.tag ?? (r.surface === "nwp" ? "Section 404 nationwide permits (NWP)" : isMetered(r) ? "Stormwater" : "Discovery")],
       ...(parameters.length ? { parameters } : {}),
       ...(r.doc.body ? { requestBody: requestBodyOf(r, r.doc.body) } : {}),
       responses: byStatus,
@@ -253,7 +253,7 @@ export function buildOpenApi(routes: RouteSpec[], sandboxKey: string): Record<st
       title: "Permit Determination API",
       version: "1.0.0",
       description:
-        `Which US stormwater permit governs a site and what it requires (document 1), and whether a wetland or waterway impact fits a Section 404 nationwide permit (document 2). Every answer cites its source; a value marked unverified must be shown as Unverified.\n\nTry it now with the public sandbox key \`${sandboxKey}\` (no signup; send it as \`Authorization: Bearer ${sandboxKey}\` or \`X-API-Key: ${sandboxKey}\`). Plans and limits: [/pricing](/pricing).`,
+        `Which US stormwater permit governs a site and what it requires, and whether a wetland or waterway impact fits a Section 404 nationwide permit (NWP). Every answer cites its source; a value marked unverified must be shown as Unverified.\n\nTry it now with the public sandbox key \`${sandboxKey}\` (no signup; send it as \`Authorization: Bearer ${sandboxKey}\` or \`X-API-Key: ${sandboxKey}\`). Plans and limits: [/pricing](/pricing).`,
     },
     servers: [{ url: "/" }],
     paths,

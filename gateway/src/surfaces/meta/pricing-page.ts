@@ -4,13 +4,11 @@ import accepts from "accepts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { PRICING, pricingData } from "./pricing.js";
 import { staticBody, staticEnvelope } from "./static-doc.js";
-import { buySection } from "../checkout/pages.js";
-import type { CheckoutCatalogue } from "../checkout/routes.js";
+import { buySection, esc } from "../checkout/pages.js";
+import type { CheckoutCatalogue } from "../checkout/catalogue.js";
 
 type Plan = { name: string; purchasable: boolean; key: string; bucket: string; limits: { window: string; limit: number; hardCeiling?: boolean }[]; features?: string[] };
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 function limitsText(plan: Plan): string {
   return plan.limits.map((l) => `${l.limit.toLocaleString("en-US")} per ${l.window}${l.hardCeiling ? " (hard ceiling, no overage)" : ""}`).join(", ");
@@ -23,7 +21,7 @@ function planRow(plan: Plan): string {
 
 export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICING, buy = ""): string {
   const sections = pricing.surfaces.map((s) => {
-    const title = s.surface === "stormwater" ? "Stormwater permits (document 1)" : "Section 404 nationwide permits (document 2)";
+    const title = s.surface === "stormwater" ? "Stormwater permits (construction and industrial sites)" : "Section 404 nationwide permits (NWP: work in wetlands and streams)";
     return `<section><h2>${esc(title)}</h2><p>Key: ${esc(s.keyHeader)}</p>
 <table><thead><tr><th>Plan</th><th>Purchasable</th><th>Limits</th><th>Counted</th><th>Key</th><th>Includes</th></tr></thead>
 <tbody>${(s.plans as Plan[]).map(planRow).join("\n")}</tbody></table></section>`;
@@ -35,7 +33,7 @@ export function pricingHtml(sandboxKey: string, pricing: typeof PRICING = PRICIN
 </head><body>
 <h1>Pricing</h1>
 <p>${esc(pricing.note)}</p>
-<p>Try it now with the public sandbox key <code>${esc(sandboxKey)}</code>: no signup, works on both documents. Send it as <code>Authorization: Bearer ${esc(sandboxKey)}</code> or <code>X-API-Key: ${esc(sandboxKey)}</code>.</p>
+<p>Try it now with the public sandbox key <code>${esc(sandboxKey)}</code>: no signup, works on both the stormwater and the NWP endpoints. Send it as <code>Authorization: Bearer ${esc(sandboxKey)}</code> or <code>X-API-Key: ${esc(sandboxKey)}</code>.</p>
 ${sections.join("\n")}
 ${buy}
 <h2>How to get a key</h2>

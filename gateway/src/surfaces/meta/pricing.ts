@@ -12,12 +12,12 @@ const APP_FEATURES = [
 export const PRICING = {
   currency: null,
   howToGetAKey: [
-    "Try it at once: document 1 answers without a key (anonymous tier), and the public sandbox key works on both documents with no signup, counted per calling IP.",
-    "Buy Pro or Scale (document 1) or Pro (document 2) with the Buy buttons on /pricing. After checkout the success page shows your keys once: a svc_live_ key of the plan and a free svc_test_ key for document 1, the legacy live key of your subscription for document 2. Send a key as Authorization: Bearer <key> or X-API-Key: <key>.",
-    "A document 2 Pro key is derived from its subscription: reissue it at POST /recover with the subscription id from the receipt.",
-    "Manage or cancel a subscription from /pricing with a key from its checkout (Stripe's customer portal). Cancelling revokes the document 1 live key (the test key stays); a document 2 key falls to the free allowance.",
+    "Try it at once: the stormwater endpoints answer without a key (the anonymous allowance), and the public sandbox key works on both the stormwater and the nationwide permit (NWP) endpoints with no signup, counted per calling IP.",
+    "Buy Stormwater Pro or Scale, or NWP Pro, with the Buy buttons on /pricing. After checkout the success page shows your keys once: for a stormwater plan a live key of the plan (svc_live_…) and a free test key (svc_test_…); for NWP Pro the NWP Pro key of your subscription (nwp_…). Send a key as Authorization: Bearer <key> or X-API-Key: <key>.",
+    "An NWP Pro key is made from its subscription: reissue it at POST /recover with the subscription id from the receipt.",
+    "Manage or cancel a subscription from /pricing with a key from its checkout (Stripe's customer portal). Cancelling a stormwater plan stops its live key at once (the test key keeps working); an NWP Pro key keeps working on the free allowance.",
   ],
-  note: "Prices are shown with the Buy buttons on /pricing, as the payment provider states them. No API endpoint is paywalled on document 1; a paid plan raises the throttle and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
+  note: "Prices are shown with the Buy buttons on /pricing, as the payment provider states them. Every stormwater endpoint answers without a paid plan; a paid plan raises the request limits and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
   surfaces: [
     {
       surface: "stormwater",
@@ -37,7 +37,7 @@ export const PRICING = {
       keyHeader: "Authorization: Bearer <key> or X-API-Key",
       plans: [
         { id: "sandbox", name: "Public sandbox key", purchasable: false, key: "the public sandbox key", limits: [{ window: "hour", limit: 25 }], bucket: "per calling IP" },
-        { id: "pro", name: "Pro", purchasable: true, key: "legacy live key <prefix>_<subscriptionId>_<signature>", limits: [{ window: "day", limit: 5000 }], bucket: "per subscription", features: ["batch determinations of up to 100 projects"] },
+        { id: "pro", name: "Pro", purchasable: true, key: "the NWP Pro key nwp_<subscriptionId>_<signature>", limits: [{ window: "day", limit: 5000 }], bucket: "per subscription", features: ["batch determinations of up to 100 projects"] },
         { id: "free", name: "free (lapsed Pro)", purchasable: false, key: "a Pro key whose subscription ended", limits: [{ window: "day", limit: 50 }], bucket: "per subscription" },
       ],
     },
@@ -46,7 +46,7 @@ export const PRICING = {
 
 /** The public sandbox key as every discovery document shows it (GET /api/v1, the pricing data). */
 export function sandboxKeyInfo(key: string) {
-  return { key, send: `Authorization: Bearer ${key} or X-API-Key: ${key}`, note: "The public sandbox key: no signup, works on both documents, limited per calling IP (see pricing)." };
+  return { key, send: `Authorization: Bearer ${key} or X-API-Key: ${key}`, note: "The public sandbox key: no signup, works on both the stormwater and the nationwide permit (NWP) endpoints, limited per calling IP (see /pricing)." };
 }
 
 /**

@@ -7,7 +7,7 @@ import { pricingData, sandboxKeyInfo } from "./pricing.js";
 import { pricingPage } from "./pricing-page.js";
 import { staticEnvelope, staticJson } from "./static-doc.js";
 import { DOCS_PATH } from "./docs-page.js";
-import type { CheckoutCatalogue } from "../checkout/routes.js";
+import type { CheckoutCatalogue } from "../checkout/catalogue.js";
 
 export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: CheckoutCatalogue): RouteSpec[] {
   const sandboxKey = deps.config.SANDBOX_KEY;
@@ -18,9 +18,9 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: Che
     doc: { summary, success: { status: 200, description: summary, schema: { type: "object" } }, errors: [], auth: "none" },
     handler,
   });
-  const index = meta("/api/v1", "Discovery index of every endpoint of both surfaces", async () => undefined);
-  const openapi = meta("/api/openapi", "OpenAPI 3.1 description of both surfaces", async () => undefined);
-  const pricing = meta("/api/v1/pricing", "The plans of both surfaces as data", staticEnvelope(pricingData(sandboxKey)));
+  const index = meta("/api/v1", "Discovery index of every endpoint, stormwater and NWP", async () => undefined);
+  const openapi = meta("/api/openapi", "OpenAPI 3.1 description of every endpoint, stormwater and NWP", async () => undefined);
+  const pricing = meta("/api/v1/pricing", "The plans for the stormwater and NWP endpoints as data", staticEnvelope(pricingData(sandboxKey)));
   pricing.doc.success.description = "The plans of both surfaces (`surfaces[].plans[]`: limits, bucket, whether billable and purchasable) and the public sandbox key by value (`sandboxKey`: `key`, how to `send` it, a `note`), as the /pricing page shows it.";
   const page = meta("/pricing", "The pricing page: HTML, or the pricing data with Accept: application/json", pricingPage(sandboxKey, checkout));
   page.doc.operationId = "getPricingPage";
@@ -39,7 +39,7 @@ export function metaRoutes(deps: AppDeps, apiRoutes: RouteSpec[], checkout?: Che
     endpoints: all.map((r) => ({
       method: r.method,
       path: r.url.replace(/:(\w+)/g, "{$1}"),
-      surface: r.surface === "nwp" ? "nwp (document 2)" : isMetered(r) ? "stormwater (document 1)" : "discovery",
+      surface: r.surface === "nwp" ? "nwp" : isMetered(r) ? "stormwater" : "discovery",
       summary: r.doc.summary,
       key: r.doc.auth,
       // Metered means it counts against the caller's budget: the usage read-out is checked but spends nothing.

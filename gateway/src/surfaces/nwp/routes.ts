@@ -119,7 +119,7 @@ export function nwpRoutes(deps: AppDeps): RouteSpec[] {
         return nwpEnvelope(req, deps.clock, items, res.ruleset, { count: items.length, succeeded, failed: items.length - succeeded });
       },
     },
-    lookup("/api/v1/nwp", "The whole compiled 2026 nationwide permit ruleset", list("permits", "NwpPermit", "Every nationwide permit of the ruleset, with its limits and notification conditions."), PermitSchema, undefined, async (req) => {
+    lookup("/api/v1/nwp", "The whole 2026 nationwide permit ruleset", list("permits", "NwpPermit", "Every nationwide permit of the ruleset, with its limits and notification conditions."), PermitSchema, undefined, async (req) => {
       noQuery(req);
       const res = await nwp.listPermits({});
       return nwpEnvelope(req, deps.clock, { count: res.permits.length, permits: res.permits.map((p) => toPublicJson(PermitSchema, p, "kebab")) }, res.ruleset);

@@ -73,7 +73,7 @@ export interface Dataset {
   fixedGaps: { jurisdiction: string; generalConditions: string };
 }
 
-export const CERTIFIER_NOT_HELD = "Not held in this dataset";
+export const CERTIFIER_NOT_HELD = "Not on record here";
 
 function byType(limits: RawLimit[]): Record<ResourceType, RawLimit[]> {
   const out = {} as Record<ResourceType, RawLimit[]>;
@@ -127,7 +127,7 @@ function noPcnUnknownBecause(p: RawPermit): string | undefined {
 function compileDistrict(d: RawDistrict): CompiledDistrict {
   const label = `${d.name} District (${d.code})`;
   const gaps = [
-    `Regional conditions of the ${label} are not compiled and were not applied; they can add PCN triggers, lower limits or suspend NWPs (${d.regulatoryUrl}).`,
+    `Regional conditions of the ${label} are not included here and were not applied; they can add PCN triggers, lower limits or suspend NWPs (${d.regulatoryUrl}).`,
   ];
   if (d.note) gaps.push(`${label}: ${d.note}`);
   return {
@@ -145,7 +145,7 @@ function compileState(s: RawStateCertification): CompiledState {
   return {
     raw: s,
     layer: { code: s.code, certificationCompiled: s.certificationCompiled, certifier },
-    gaps: [s.decisions ? gapTexts.decisionHeld(s.name, s.decisions.final ? "final" : "proposed", s.decisions.cycle, who) : `Section 401 water quality certification decisions for ${s.name} are not compiled and were not applied (${who}).`],
+    gaps: [s.decisions ? gapTexts.decisionHeld(s.name, s.decisions.final ? "final" : "proposed", s.decisions.cycle, who) : `Section 401 water quality certification decisions for ${s.name} are not included here and were not applied (${who}).`],
     certified: s.decisions ? new Set(s.decisions.certified) : undefined,
   };
 }

@@ -134,7 +134,7 @@ function gapsFor(ds: Dataset, input: NormalizedInput, district: CompiledDistrict
     if (dec && state.certified) {
       const kind = dec.final ? "final" : "proposed";
       gaps.push(state.certified.has(p.number)
-        ? `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision certifies NWP ${p.number} subject to its conditions, which this answer does not include${p.number === 3 ? ` (${dec.certifiedNote})` : ""} (${dec.sourceUrl}).`
+        ? `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision certifies NWP ${p.number} subject to its conditions, which are not included here${p.number === 3 ? ` (${dec.certifiedNote})` : ""} (${dec.sourceUrl}).`
         : `${state.raw.name}'s ${kind} ${dec.cycle} Section 401 decision denies certification for NWP ${p.number}, so individual Section 401 certification is needed (${dec.sourceUrl}).`);
     }
   }

@@ -81,15 +81,15 @@ describe("verdict table (real 2026 dataset)", () => {
   it("coverage gaps always name the jurisdiction limit, uncompiled regional conditions and 401 decisions", () => {
     const d = run({});
     expect(d.coverageGaps[0]).toMatch(/does not decide whether the site contains waters of the United States/);
-    expect(d.coverageGaps.some((g) => /Regional conditions of the Fort Worth District \(SWF\) are not compiled/.test(g))).toBe(true);
-    expect(d.coverageGaps.some((g) => /Section 401 .* Texas are not compiled/.test(g))).toBe(true);
+    expect(d.coverageGaps.some((g) => /Regional conditions of the Fort Worth District \(SWF\) are not included here/.test(g))).toBe(true);
+    expect(d.coverageGaps.some((g) => /Section 401 .* Texas are not included here/.test(g))).toBe(true);
     expect(d.districtLayer).toEqual({ code: "SWF", conditionsCompiled: false, name: "Fort Worth", url: "https://www.swf.usace.army.mil/Missions/Regulatory/" });
     expect(d.stateLayer).toMatchObject({ code: "TX", certificationCompiled: false });
   });
 
-  it("says when the district is not recorded as serving the state", () => {
-    expect(run({ state: "FL", district: "SWF" }).coverageGaps.some((g) => /Fort Worth District \(SWF\) is not recorded .* serving Florida/.test(g))).toBe(true);
-    expect(run({ state: "TX", district: "SWF" }).coverageGaps.some((g) => /not recorded .* serving/.test(g))).toBe(false);
+  it("says when the district is not on record as serving the state", () => {
+    expect(run({ state: "FL", district: "SWF" }).coverageGaps.some((g) => /Fort Worth District \(SWF\) is not on record .* serving Florida/.test(g))).toBe(true);
+    expect(run({ state: "TX", district: "SWF" }).coverageGaps.some((g) => /not on record .* serving/.test(g))).toBe(false);
   });
 
   it("a Puerto Rico project names the Caribbean District as the office that handles it", () => {

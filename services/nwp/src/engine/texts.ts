@@ -67,7 +67,7 @@ export const gapTexts = {
     `No stream-bed limit in linear feet is held for ${nwpList(numbers)}, so the ${lf} given ${agree(numbers.length, "leaves its", "leave their")} eligibility unknown (the 300-linear-foot limit of the 2017 text was removed from 10 NWPs in 2021, according to secondary sources; regional conditions may set one).`,
   temporary: (a: number) => `Temporary impacts (${acres(a)}) are not screened against any limit; only permanent loss is compared.`,
   districtNotServing: (district: string, state: string, code: string, recorded: string[]) =>
-    `The ${district} is not recorded in this dataset as serving ${state} (${code}); recorded: ${recorded.join(", ")}. Confirm which district handles the site.`,
+    `The ${district} is not on record here as serving ${state} (${code}); recorded: ${recorded.join(", ")}. Confirm which district handles the site.`,
   /** A state whose Section 401 decision (which NWPs it certifies, which it denies) is held and applied. */
   decisionHeld: (state: string, kind: string, cycle: string, who: string) =>
     `${state}'s ${kind} ${cycle} Section 401 decision is applied: it says which nationwide permits are certified and which are denied. The conditions attached to the certified ones are not included in this answer (${who}).`,

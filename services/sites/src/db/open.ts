@@ -28,7 +28,7 @@ export interface OpenOptions extends OpenSqliteOptions {
 export async function openSitesDatabase(options: OpenOptions): Promise<SitesDatabase> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
   if (!options.stateDir) throw new Error("the sites database needs DATABASE_URL or STATE_DIR");
-  mkdirSync(options.stateDir, { recursive: true });
+  mkdirSync(options.stateDir, { recursive: true, mode: 0o700 }); // holds the accounts' records: owner only, as packages/state makes it
   return openSqlite(path.join(options.stateDir, SITES_DB_FILE), options);
 }
 

@@ -35,10 +35,11 @@ function parseAnswer(bytes: Uint8Array): ParsedAnswer {
   }
   const o = value as { datasetVersion?: unknown; permit?: { id?: unknown; version?: unknown; name?: unknown } | null } | null;
   if (o === null || typeof o !== "object" || Array.isArray(o)) throw bad("answerJson must be a stormwater determination (a JSON object)");
-  if (typeof o.datasetVersion !== "string" || o.datasetVersion === "" || o.datasetVersion.length > LIMITS.shortText) throw bad("answerJson has no datasetVersion: save the determination as the stormwater service answered it", ViolationReason.MISSING);
+  const text = (v: unknown) => typeof v === "string" && v !== "" && v.length <= LIMITS.shortText && !v.includes("\u0000");
+  if (!text(o.datasetVersion)) throw bad("answerJson has no datasetVersion: save the determination as the stormwater service answered it", ViolationReason.MISSING);
   const permit = o.permit ?? null;
-  if (permit !== null && (typeof permit !== "object" || typeof permit.id !== "string" || typeof permit.version !== "string")) throw bad("answerJson's permit must have an id and a version");
-  return { value, datasetVersion: o.datasetVersion, permitId: (permit?.id as string) ?? "", permitVersion: (permit?.version as string) ?? "", permitName: typeof permit?.name === "string" ? permit.name : "" };
+  if (permit !== null && (typeof permit !== "object" || !text(permit.id) || !text(permit.version))) throw bad("answerJson's permit must have an id and a version");
+  return { value, datasetVersion: o.datasetVersion as string, permitId: (permit?.id as string) ?? "", permitVersion: (permit?.version as string) ?? "", permitName: text(permit?.name) ? (permit!.name as string) : "" };
 }
 
 export function siteHandlers(ctx: SitesContext): Handlers {

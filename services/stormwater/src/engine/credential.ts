@@ -83,9 +83,17 @@ export function credentialMsg(c: RawCredential, applies: Applies): Credential {
   return create(CredentialSchema, gateFields(c, applies));
 }
 
+/** Whether someone credentialed must prepare the plan or inspect, in a contractor's words, by gate. */
+const CREDENTIAL_WORDS: Record<RawCredential["gate"], string> = {
+  gated: "A certified plan preparer or inspector is required",
+  conditional: "A certified plan preparer or inspector is required on some sites",
+  open: "No certified plan preparer or inspector is required",
+  unknown: "Whether a certified plan preparer or inspector is required is not known",
+};
+
 export function credentialSummaryLine(c: RawCredential, applies: Applies): string {
   const a = applies === undefined ? "site facts cannot settle whether it applies" : applies ? "applies to this site" : "does not apply to this site";
-  return `Gate ${c.gate} (${c.confidence}); ${a}. ${c.summary}`;
+  return `${CREDENTIAL_WORDS[c.gate]} (${c.confidence}); ${a}. ${c.summary}`;
 }
 
 /** CredentialResult for one state and an optional acreage; the state code is already validated. */

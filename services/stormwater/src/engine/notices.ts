@@ -38,4 +38,4 @@ export function unverifiedNotice(name: string, note: string | null): string {
 }
 
 export const UNVERIFIED_REQUIREMENTS_NOTICE =
-  "Requirements marked unverified were not confirmed in the official text of the 2022 CGP: render them as Unverified, not as fact, and confirm them in the permit at https://www.epa.gov/npdes/2022-construction-general-permit-cgp.";
+  "Requirements marked unverified were not confirmed in the official text of the 2022 CGP: treat them as unconfirmed, not as fact, and check them in the permit at https://www.epa.gov/npdes/2022-construction-general-permit-cgp.";

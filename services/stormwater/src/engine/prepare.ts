@@ -46,8 +46,8 @@ export function prepareDataset(raw: RawData, version: string): Dataset {
     listing,
     verifiedCount,
     coverageNote:
-      `${codes.length} codes: the 50 states, DC, PR, GU, AS, MP and VI. ${verifiedCount} rows are verified at an official source; ` +
-      "an unverified row is still answered, with the agency to confirm with. EPA retains authority in Indian country (input onTribalLand) " +
+      `${codes.length} codes: the 50 states, DC, PR, GU, AS, MP and VI. ${verifiedCount} are verified at an official source; ` +
+      "one that is not is still answered, with the agency to confirm with. EPA retains authority in Indian country (input onTribalLand) " +
       "and for federal facilities in CO, DE, VT and WA (input federalFacility).",
     cgp,
     msgp: { ref: permitRef(msgpRaw), raw: msgpRaw, term: federalTerm(msgpRaw) },
@@ -200,7 +200,7 @@ function unknownCredential(name: string, confirmWith: string, extra: string): Ra
     gate: "unknown",
     preparer: false,
     trigger: "none",
-    summary: `The ${name} data is unverified, so its credential gate is unknown and must not be read as open.${extra} Confirm with ${confirmWith}.`,
+    summary: `Whether a credential (a certified plan preparer or inspector) is required in ${name} is not confirmed: do not assume none is.${extra} Confirm with ${confirmWith}.`,
     routes: [],
     stateCourseRequired: null,
     sourceCitation: null,

@@ -416,7 +416,7 @@ export type StateLayer = Message<"permits.nwp.v1.StateLayer"> & {
   certificationCompiled: boolean;
 
   /**
-   * The state's Section 401 certifying authority, or the text Not held in this dataset.
+   * The state's Section 401 certifying authority, or the text Not on record here.
    *
    * @generated from field: string certifier = 3;
    */
@@ -930,7 +930,7 @@ export type StateCertification = Message<"permits.nwp.v1.StateCertification"> & 
   name: string;
 
   /**
-   * The state's Section 401 certifying authority, or the text Not held in this dataset.
+   * The state's Section 401 certifying authority, or the text Not on record here.
    *
    * @generated from field: string certifying_authority = 3;
    */
