@@ -123,7 +123,7 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     const draft = latest.status === InspectionStatus.DRAFT;
     const signForm = html`<h2>Sign this report</h2>
 <form method="post" action="/app/sites/${id}/inspections/${n}/sign">${csrfField(token)}
-<p class="notice">${CERTIFICATION}</p>
+<blockquote class="notice">${CERTIFICATION}</blockquote>
 ${checkbox({ name: "agree", label: "I agree to the statement above" }, {})}
 ${input({ name: "signed_by", label: "Type your full name to sign", required: true, maxlength: 200 }, {})}
 <p><button type="submit">Sign the report</button></p></form>
