@@ -362,6 +362,10 @@ describe("a cancelled plan", () => {
     expect(dash.body).not.toContain('href="/app/sites/new"');
     expect((await after.get(at)).statusCode).toBe(200);
     expect((await after.get(`${at}/records.csv`)).statusCode).toBe(200);
+    // A session opened before the plan ended turns read-only at its next change.
+    const before = await v.post("/app/sites", { name: "Started before cancel", ...SITE });
+    expect(before.statusCode).toBe(403);
+    expect((await v.get("/app")).body).toContain("your sites are read-only");
     const refused = await after.post("/app/sites", { name: "New", ...SITE });
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain("Your plan has been cancelled");

@@ -61,6 +61,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.entitlement.v1.HandleProviderEventResponse.outcome": "What was done, e.g. \"issued\", \"already issued\", \"revoked 1 key\", \"ignored\".",
   "permits.entitlement.v1.CreatePortalSessionRequest.api_key": "A key issued at checkout (document 1 live key or document 2 key): it proves the buyer.",
   "permits.entitlement.v1.ResolveAccountRequest.api_key": "The key as the person typed it; compared by its hash, never logged.",
+  "permits.entitlement.v1.ResolveAccountRequest.key_id": "Instead of api_key: the id of a key the gateway resolved before (a signed-in session's), to learn whether its plan still allows changes.",
   "permits.entitlement.v1.ResolveAccountResponse.account_id": "The account the key belongs to: keys issued together (one checkout, one subscription) share it. Empty when access is APP_ACCESS_NOT_INCLUDED.",
   "permits.entitlement.v1.ResolveAccountResponse.plan": "The key's plan; unspecified for a key without one.",
   "permits.entitlement.v1.ResolveAccountResponse.access": "What the key may do in the app.",

@@ -57,9 +57,12 @@ describe("ResolveAccount", () => {
 
   it("opens a cancelled subscription's account read-only, with the same account id", async () => {
     const { subscriptionId, live } = await buy("stormwater_pro");
+    const open = await client.resolveAccount({ keyId: live.keyId! });
+    expect(open.access).toBe(AppAccess.WORKSPACE); // by its id, as a signed-in session asks
     await client.setLocalSubscription({ subscriptionId, status: SubscriptionStatus.CANCELED });
     const after = await client.resolveAccount({ apiKey: live.secret });
     expect([after.accountId, after.plan, after.access]).toEqual([`sub:${subscriptionId}`, Plan.PRO, AppAccess.READ_ONLY]);
+    expect((await client.resolveAccount({ keyId: live.keyId! })).access).toBe(AppAccess.READ_ONLY);
   });
 
   it("refuses a key the operator revoked while its plan runs", async () => {

@@ -7,16 +7,20 @@
 import { AppAccess, Plan, type ResolveAccountResponse } from "@permits/proto/entitlement/v1/entitlement";
 import { Surface } from "@permits/proto/common/v1/common";
 import type { Authenticator } from "./authenticate.js";
-import type { CheckoutStore } from "./checkout-store.js";
+import type { EntitlementStore } from "./store.js";
 import { isActiveStatus } from "./provider.js";
 
 type Answer = Omit<ResolveAccountResponse, "$typeName" | "$unknown">;
 
 const NOT_INCLUDED: Answer = { accountId: "", plan: Plan.UNSPECIFIED, access: AppAccess.NOT_INCLUDED, keyId: "" };
 
-export async function resolveAccount(auth: Authenticator, checkout: CheckoutStore, apiKey: string): Promise<Answer> {
-  if (auth.isSandboxKey(apiKey) || auth.isLegacyKey(apiKey)) return NOT_INCLUDED;
-  const key = await auth.storedKeyOf(apiKey);
+export async function resolveAccount(auth: Authenticator, store: EntitlementStore, req: { apiKey: string; keyId: string }): Promise<Answer> {
+  const { apiKey, keyId } = req;
+  if (!keyId && (auth.isSandboxKey(apiKey) || auth.isLegacyKey(apiKey))) return NOT_INCLUDED;
+  // A session's key is found by its id (the gateway holds no secret after sign-in).
+  const key = keyId ? await store.getKey(keyId) : await auth.storedKeyOf(apiKey);
+  if (!key) throw auth.refuse(Surface.STORMWATER, "unknown");
+  const checkout = store.checkout();
   if (key.kind !== "live") return { ...NOT_INCLUDED, keyId: key.id };
   const plan = key.plan === "scale" ? Plan.SCALE : Plan.PRO;
   const fulfilment = await checkout.fulfilmentOfKey(key.id);

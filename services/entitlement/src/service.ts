@@ -104,7 +104,7 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
     },
 
     async resolveAccount(req) {
-      return fromStore(resolveAccount(auth, deps.store.checkout(), req.apiKey));
+      return fromStore(resolveAccount(auth, deps.store, req));
     },
 
     async recoverLegacyKey(req) {

@@ -6,6 +6,7 @@ import type { FastifyPluginAsync } from "fastify";
 import cookie from "@fastify/cookie";
 import csrf from "@fastify/csrf-protection";
 import multipart from "@fastify/multipart";
+import { AppAccess } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { appErrorHandler, PHOTO_MAX_BYTES, PHOTO_MAX_COUNT } from "./errors.js";
 import { landingRoute } from "./landing.js";
@@ -39,7 +40,15 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   const sessions = new Sessions(store, deps.clock);
   app.decorateRequest("appSession", undefined);
   app.addHook("onRequest", async (req) => {
-    if (req.url.startsWith("/app")) (req as AppRequest).appSession = await sessions.read(req);
+    if (!req.url.startsWith("/app")) return;
+    const session = await sessions.read(req);
+    (req as AppRequest).appSession = session;
+    // Every change asks again whether the plan still allows it: a plan cancelled while a session
+    // is open turns that session read-only at its next change.
+    if (session && !session.readOnly && req.method === "POST" && !req.url.startsWith("/app/session")) {
+      const now = await deps.clients.entitlement.resolveAccount({ apiKey: "", keyId: session.keyId });
+      if (now.access !== AppAccess.WORKSPACE) await sessions.markReadOnly(session);
+    }
   });
   app.addHook("onSend", async (_req, reply, payload) => {
     // Pages of an account are not kept by shared caches, nor framed by another site.

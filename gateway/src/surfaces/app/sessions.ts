@@ -54,6 +54,14 @@ export class Sessions {
     reply.setCookie(SESSION_COOKIE, id, { ...COOKIE_OPTIONS, maxAge: IDLE_LIMIT_MS / 1000 });
   }
 
+  /** From now on the session only reads: its plan was cancelled while it was open. */
+  async markReadOnly(session: AppSession): Promise<void> {
+    const { digest, readOnly: _readOnly, ...record } = session;
+    await this.store.put(digest, { ...record, access: AppAccess.READ_ONLY }, IDLE_LIMIT_MS);
+    session.readOnly = true;
+    session.access = AppAccess.READ_ONLY;
+  }
+
   async end(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = req.cookies[SESSION_COOKIE];
     if (id && id.length <= 100) await this.store.delete(sessionDigest(id));
