@@ -8,7 +8,7 @@
 #
 #   docker run IMAGE                                   -> npm run start:gateway
 #   docker run IMAGE npm run start:stormwater          -> stormwater service
-#   (likewise start:nwp, start:entitlement, start:ratelimit)
+#   (likewise start:nwp, start:entitlement, start:ratelimit, start:sites)
 #
 # `npm start` is deliberately never used in containers: its prestart hook rebuilds.
 # Health: `node deploy/healthcheck.mjs <role>` (gateway: GET /readyz; services: gRPC
@@ -96,7 +96,7 @@ USER node
 
 EXPOSE 8080
 # The same image runs each service (npm run start:<service>) on its default port.
-EXPOSE 7001 7002 7003 7004
+EXPOSE 7001 7002 7003 7004 7005
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "deploy/healthcheck.mjs", "gateway"]
 CMD ["npm", "run", "start:gateway"]

@@ -6,8 +6,9 @@ import { manifest as stormwater } from "@permits/stormwater/manifest";
 import { manifest as nwp } from "@permits/nwp/manifest";
 import { manifest as entitlement } from "@permits/entitlement/manifest";
 import { manifest as ratelimit } from "@permits/ratelimit/manifest";
+import { manifest as sites } from "@permits/sites/manifest";
 
-export const SERVICES = [stormwater, nwp, entitlement, ratelimit] as const;
+export const SERVICES = [stormwater, nwp, entitlement, ratelimit, sites] as const;
 
 type Manifest = (typeof SERVICES)[number];
 export type ServiceName = Manifest["name"];
