@@ -17,7 +17,7 @@ let tree: string;
 /** Copies what the Dockerfile's runtime stage copies, then installs production dependencies only. */
 function productionTree(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "permits-prod-"));
-  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs", "scripts/sites.mjs", "scripts/lib/run-compiled.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
+  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
   cpSync(path.join(ROOT, "data"), path.join(dir, "data"), { recursive: true });
   cpSync(path.join(ROOT, "gateway/openapi"), path.join(dir, "gateway/openapi"), { recursive: true }); // as the Dockerfile does
   for (const w of WORKSPACES) {
@@ -65,19 +65,6 @@ describe("the production dependency tree", () => {
       expect(id).toBeDefined();
       expect(created).toMatch(/svc_test_[A-Za-z0-9]+/);
       expect(npm(["list"])).toContain(id);
-    } finally {
-      rmSync(stateDir, { recursive: true, force: true });
-    }
-  });
-
-  it("runs the sites CLI (npm run sites) from the compiled code: purge, backup", () => {
-    const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-sites-"));
-    const env = { ...process.env, STATE_DIR: stateDir, DATABASE_URL: "" };
-    try {
-      const npm = (args: string[]) => execFileSync("npm", ["run", "--silent", "sites", "--", ...args], { cwd: tree, env, encoding: "utf8" });
-      expect(npm(["purge-expired"])).toMatch(/^no site's retention ended before \d{4}-\d{2}-\d{2}\n$/);
-      expect(npm(["backup", path.join(stateDir, "copy.sqlite")])).toMatch(/^backed up .*sites\.sqlite to .*copy\.sqlite \(\d+ pages\)\n$/);
-      expect(existsSync(path.join(stateDir, "copy.sqlite"))).toBe(true);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

@@ -23,6 +23,29 @@ export interface FuzzRequest {
   pipelined?: boolean;
 }
 
+/** The app's pages (issue 40): outside the discovery index, answered in HTML. */
+export const APP_ENDPOINTS: (Endpoint & { surface: string })[] = [
+  { method: "GET", path: "/", surface: "app" },
+  { method: "GET", path: "/app", surface: "app" },
+  { method: "POST", path: "/app/session", surface: "app" },
+  { method: "POST", path: "/app/session/end", surface: "app" },
+  { method: "GET", path: "/app/sites/new", surface: "app" },
+  { method: "POST", path: "/app/sites", surface: "app" },
+  { method: "GET", path: "/app/sites/{id}", surface: "app" },
+  { method: "POST", path: "/app/sites/{id}/plans", surface: "app" },
+  { method: "GET", path: "/app/sites/{id}/plans/{file}", surface: "app" },
+  { method: "POST", path: "/app/sites/{id}/inspections", surface: "app" },
+  { method: "POST", path: "/app/sites/{id}/inspections/{n}/sign", surface: "app" },
+  { method: "POST", path: "/app/sites/{id}/inspections/{n}/amendments", surface: "app" },
+  { method: "POST", path: "/app/sites/{id}/corrective-actions/{n}/complete", surface: "app" },
+  { method: "GET", path: "/app/sites/{id}/records.csv", surface: "app" },
+];
+
+const formBody = fc.oneof(
+  fc.constantFrom("_csrf=x&api_key=svc_live_x", "api_key=", "name=%3Cscript%3E&state=TX&activity=construction&acres=5", "--x\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"a.png\"\r\n\r\nGIF89a\r\n--x--\r\n", "%", "a=%ZZ&b"),
+  fc.dictionary(fc.constantFrom("_csrf", "api_key", "name", "state", "acres", "inspected_on", "signed_by", "agree", "__proto__"), fc.string({ maxLength: 40 })).map((d) => new URLSearchParams(d).toString()),
+);
+
 /** The valid request a pipelined one follows in the same packet. */
 export const PIPELINE_PREFIX = "GET /api/v1/jurisdictions/TX HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
@@ -141,6 +164,7 @@ const mcpBody = fc.oneof(rpcMessage, fc.array(rpcMessage, { minLength: 0, maxLen
 
 function bodyFor(path: string): fc.Arbitrary<string> {
   if (path === "/mcp") return mcpBody;
+  if (path.startsWith("/app")) return fc.oneof({ weight: 3, arbitrary: formBody }, { weight: 1, arbitrary: garbageBody });
   if (path.endsWith("/batch")) return fc.oneof({ weight: 3, arbitrary: batch }, { weight: 1, arbitrary: garbageBody });
   if (path.endsWith("/nwp")) return fc.oneof({ weight: 3, arbitrary: project }, { weight: 1, arbitrary: garbageBody });
   return fc.oneof({ weight: 3, arbitrary: site }, { weight: 1, arbitrary: garbageBody });

@@ -17,6 +17,14 @@ const doc1 = (code: string) => ({ error: { code, message: "m" }, request_id: "re
 const doc2 = (code: string) => ({ error: { code, message: "m", requestId: "req_1" } });
 
 describe("responseChecker", () => {
+  it("takes the app's HTML refusal pages on /app and /, never a 5xx page, and no HTML refusal on the API", () => {
+    const page = (status: number) => ({ status, headers: { "content-type": "text/html; charset=utf-8", "x-request-id": "req_1" }, body: "<!doctype html><h1>Form expired</h1>" });
+    expect(check("/app/session", "POST", page(403))).toEqual([]);
+    expect(check("/app/sites/x/records.csv", "GET", page(404))).toEqual([]);
+    expect(check("/app/sites", "POST", page(500))).toEqual(["500: no 5xx but the documented 503"]);
+    expect(check("/api/v1/determine", "POST", page(400))).toEqual(["400: the body is in neither error vocabulary (text/html; charset=utf-8)"]);
+  });
+
   it("passes answers in the path's vocabulary", () => {
     expect(check("/api/v1/determine", "POST", answer(400, doc1("invalid_json")))).toEqual([]);
     expect(check("/api/v1/determine/nwp", "POST", answer(400, doc2("malformed_json")))).toEqual([]);

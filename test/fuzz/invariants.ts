@@ -67,6 +67,9 @@ export function responseChecker(routes: Route[]) {
     }
     if (answer.status >= 500 && answer.status !== 503) found.push(`${answer.status}: no 5xx but the documented 503`);
     if (answer.status < 400) return found;
+    // The app's pages (issue 40) answer a person: their refusals are HTML pages in plain words.
+    const appPage = path === "/" || path === "/app" || path.startsWith("/app/");
+    if (appPage && /^text\/html/.test(answer.headers["content-type"] ?? "")) return found;
 
     // /mcp speaks JSON-RPC: an error there is a JSON-RPC error object, or (for what no MCP
     // handler reads, such as a refused key or an oversized body) the gateway's vocabulary.

@@ -8,7 +8,7 @@ import { runCli } from "@permits/entitlement";
 import { generousTiersFile, startDistributed, startGatewayProcess } from "../support/processes.js";
 import { openApiCheck } from "../support/openapi-check.js";
 import { isAnswer, sendRaw } from "../support/raw-http.js";
-import { describeRequest, hostileRequest, serialize, type Endpoint, type FuzzKeys, type FuzzRequest } from "./hostile.js";
+import { APP_ENDPOINTS, describeRequest, hostileRequest, serialize, type Endpoint, type FuzzKeys, type FuzzRequest } from "./hostile.js";
 import { responseChecker, routesOf } from "./invariants.js";
 
 export interface FuzzTarget {
@@ -75,7 +75,7 @@ function rssMb(pid: number): number {
 
 export async function fuzz(target: FuzzTarget, opts: { requests: number; seed: number }): Promise<FuzzRow> {
   const index = await fetch(`http://127.0.0.1:${target.port}/api/v1`).then((r) => r.json() as Promise<{ data: { endpoints: (Endpoint & { surface: string })[] } }>);
-  const endpoints = [...index.data.endpoints, { method: "POST", path: "/mcp", surface: "stormwater" }];
+  const endpoints = [...index.data.endpoints, { method: "POST", path: "/mcp", surface: "stormwater" }, ...APP_ENDPOINTS];
   const doc = (await fetch(`http://127.0.0.1:${target.port}/api/openapi`).then((r) => r.json())) as { paths: Record<string, unknown> };
   const bilingual = new Set(Object.keys(doc.paths).filter((p) => /StormwaterError.*NwpError|NwpError.*StormwaterError/.test(JSON.stringify(doc.paths[p]))));
   const check = responseChecker(routesOf(index.data.endpoints, bilingual));

@@ -33,7 +33,7 @@ describe("public JSON of messages", () => {
     expect(json.requirements[0]).toEqual({
       id: "stabilization.complete", kind: "stabilization", label: "Complete", detail: "d", value: 7,
       // A basis reads the same on both surfaces: hyphens even in document 1's snake_case vocabulary.
-      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", quote: null, confidence: "unverified", basis: "prior-edition", checkedOn: null }, because: null,
+      citation: { sourceCitation: "Part 2.2.14", sourceUrl: "https://www.epa.gov/x", quote: null, confidence: "unverified", basis: "prior-edition", checkedOn: null }, because: null, unit: null,
     });
     expect(json.input).toMatchObject({ disturbedAcres: 0.5, partOfLargerPlan: false, dischargesToImpairedWater: null, maxDisturbedAcresAtOneTime: null });
   });

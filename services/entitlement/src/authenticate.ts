@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { KeylessCallers, MISSING } from "./keyless.js";
 import { classifyKey, fingerprint, safeEqualHex, sha256Hex, verifyLegacySignature } from "./keys.js";
 import { isActiveStatus, LOCAL_STORE_REASON, ProviderUnavailableError, type PaymentProvider, type SubscriptionLookup } from "./provider.js";
-import type { EntitlementStore } from "./store.js";
+import type { EntitlementStore, StoredKey } from "./store.js";
 import type { ProviderObserver } from "./provider-metrics.js";
 
 /** Seconds a caller should wait before retrying when the provider could not answer. */
@@ -83,20 +83,7 @@ export class Authenticator {
   /** The stormwater surface: `svc_live_…` and `svc_test_…` keys, looked up by hash. */
   private async stormwaterKey(apiKey: string): Promise<Principal> {
     const surface = Surface.STORMWATER;
-    const shape = classifyKey(apiKey);
-    if (shape.shape === "legacy") throw this.refuse(surface, "wrong_surface");
-    if (shape.shape !== "live" && shape.shape !== "test") throw this.refuse(surface, "malformed");
-    const hash = sha256Hex(apiKey);
-    let stored;
-    try {
-      stored = await this.deps.store.findKeyByHash(hash);
-    } catch (err) {
-      // The key store (Redis) is down: a retryable outage, never a verdict on the key.
-      this.deps.logger?.warn({ err: { name: (err as Error).name } }, "key store unavailable");
-      throw keyStoreUnavailableError();
-    }
-    // The lookup is by digest; the final check is a constant-time comparison of the digests.
-    if (!stored || !safeEqualHex(stored.hash, hash)) throw this.refuse(surface, "unknown");
+    const stored = await this.storedKeyOf(apiKey);
     if (stored.revokedAt !== null) throw this.refuse(surface, "revoked", stored.id);
     const bucket = `key:${stored.id}`;
     if (stored.kind === "test") {
@@ -111,6 +98,40 @@ export class Authenticator {
       keyKind: KeyKind.LIVE,
       keyId: stored.id,
     });
+  }
+
+  /**
+   * The stored record of a `svc_live_…` or `svc_test_…` key, revoked or not; Unauthenticated when
+   * the key has another shape or no record. Shared by authenticate and the app's sign-in.
+   */
+  async storedKeyOf(apiKey: string): Promise<StoredKey> {
+    const surface = Surface.STORMWATER;
+    const shape = classifyKey(apiKey);
+    if (shape.shape === "legacy") throw this.refuse(surface, "wrong_surface");
+    if (shape.shape !== "live" && shape.shape !== "test") throw this.refuse(surface, "malformed");
+    const hash = sha256Hex(apiKey);
+    let stored;
+    try {
+      stored = await this.deps.store.findKeyByHash(hash);
+    } catch (err) {
+      // The key store (Redis) is down: a retryable outage, never a verdict on the key.
+      this.deps.logger?.warn({ err: { name: (err as Error).name } }, "key store unavailable");
+      throw keyStoreUnavailableError();
+    }
+    // The lookup is by digest; the final check is a constant-time comparison of the digests.
+    if (!stored || !safeEqualHex(stored.hash, hash)) throw this.refuse(surface, "unknown");
+    return stored;
+  }
+
+  /** Whether the key is the configured sandbox key (keyless.ts decides, in constant time). */
+  isSandboxKey(apiKey: string): boolean {
+    return this.keyless.identify(Surface.STORMWATER, apiKey, "app") !== undefined;
+  }
+
+  /** Whether the key is a document 2 key this server issued (its signature holds). */
+  isLegacyKey(apiKey: string): boolean {
+    const shape = classifyKey(apiKey);
+    return shape.shape === "legacy" && verifyLegacySignature(this.deps.legacySecret, shape.subscriptionId, shape.signature);
   }
 
   /** The NWP surface: the legacy live key, signature first, then the provider on every call. */
@@ -169,7 +190,7 @@ export class Authenticator {
     }
   }
 
-  private refuse(surface: Surface, reason: Refusal, keyId?: string): ConnectError {
+  refuse(surface: Surface, reason: Refusal, keyId?: string): ConnectError {
     this.deps.logger?.debug({ surface: Surface[surface], reason, keyId }, "api key refused");
     return new ConnectError(REFUSAL_MESSAGES[reason], Code.Unauthenticated);
   }

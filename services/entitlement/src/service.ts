@@ -14,6 +14,7 @@ import type { Clock } from "@permits/runtime";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import type { Logger } from "pino";
 import { Authenticator, keyStoreUnavailableError } from "./authenticate.js";
+import { resolveAccount } from "./app-account.js";
 import { deriveLegacyKey, fingerprint, generateKeyId, generateKeySecret, sha256Hex, SUBSCRIPTION_ID_RE } from "./keys.js";
 import { createCheckout, type Checkout } from "./checkout.js";
 import { LocalCheckout } from "./checkout-local.js";
@@ -100,6 +101,10 @@ export function createEntitlementService(deps: EntitlementServiceDeps): ServiceI
     ...checkoutRpcs,
     async authenticate(req) {
       return { principal: await auth.authenticate(req.surface, req.apiKey, req.clientIp) };
+    },
+
+    async resolveAccount(req) {
+      return fromStore(resolveAccount(auth, deps.store, req));
     },
 
     async recoverLegacyKey(req) {

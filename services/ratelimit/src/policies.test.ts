@@ -29,6 +29,7 @@ describe("data/tiers.json", () => {
       "nwp.pro": "5000/day",
       "nwp.free": "50/day",
       recover: "25/hour",
+      "app-sign-in": "5/minute + 30/hour",
     });
     expect(table.get("stormwater.anonymous")).toMatchObject({ bucketBy: "ip", upgradeUrl: "/api/v1/pricing" });
     expect(table.get("stormwater.test")?.bucketBy).toBe("key");

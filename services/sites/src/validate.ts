@@ -119,6 +119,12 @@ export function checkSiteDetails(c: Check, d: SiteDetails | undefined): void {
     if (hasCoordinates && (loc.latitude === undefined || loc.longitude === undefined)) c.add("details.location", "latitude and longitude go together: give both or neither");
     c.number("details.location.latitude", loc.latitude, -90, 90).number("details.location.longitude", loc.longitude, -180, 180);
   }
+  const f = d.inspectionFrequency;
+  if (f) {
+    c.optional("details.inspectionFrequency.optionId", f.optionId, LIMITS.shortText);
+    if (f.everyDays !== undefined && !(Number.isInteger(f.everyDays) && f.everyDays >= 1 && f.everyDays <= 90)) c.add("details.inspectionFrequency.everyDays", `everyDays must be a whole number of days from 1 to 90 (got ${f.everyDays})`);
+    if ((f.optionId === "") === (f.everyDays === undefined)) c.add("details.inspectionFrequency", "give either the permit's option (optionId) or the operator's own frequency (everyDays), not both or neither");
+  }
   checkContact(c, "details.operator", d.operator, true);
   if (d.contacts.length > LIMITS.contacts) c.add("details.contacts", `at most ${LIMITS.contacts} contacts (got ${d.contacts.length})`);
   else d.contacts.forEach((x, n) => checkContact(c, `details.contacts[${n}]`, x, true));

@@ -1,5 +1,14 @@
 // The plans of both documents as data. Limits are the contract's; no price is stated here
 // because neither document states one.
+/** What the app at /app gives a Stormwater Pro or Scale plan: what is there, nothing more (docs/using.md, "The app"). */
+const APP_FEATURES = [
+  "the app at /app: your sites, each with its permit answer and inspection schedule",
+  "a draft plan document (SWPPP) per site, as Word and PDF, every version kept",
+  "inspection reports with photos that you sign; a signed report never changes (an amendment is a new version with its reason)",
+  "corrective actions with the deadlines your permit gives",
+  "exports for an inspector (CSV, PDF, and a ZIP of everything with file fingerprints); after cancelling, read-only access until the records' retention ends",
+];
+
 export const PRICING = {
   currency: null,
   howToGetAKey: [
@@ -18,8 +27,8 @@ export const PRICING = {
         { id: "anonymous", name: "Anonymous", purchasable: false, key: "none", billable: false, limits: [{ window: "minute", limit: 4 }, { window: "day", limit: 20 }], bucket: "per calling IP" },
         { id: "sandbox", name: "Public sandbox key", purchasable: false, key: "the public sandbox key", billable: false, limits: [{ window: "minute", limit: 10 }, { window: "day", limit: 200 }], bucket: "per calling IP" },
         { id: "test", name: "Own test key", purchasable: false, key: "svc_test_…", billable: false, limits: [{ window: "minute", limit: 10 }, { window: "day", limit: 200 }], bucket: "per key" },
-        { id: "pro", name: "Pro", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 60 }, { window: "month", limit: 1000, hardCeiling: true }], bucket: "per key", features: ["generated plan document in the app", "retained inspection record in the app"] },
-        { id: "scale", name: "Scale", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 300 }, { window: "month", limit: 10000, hardCeiling: true }], bucket: "per key", features: ["generated plan document in the app", "retained inspection record in the app"] },
+        { id: "pro", name: "Pro", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 60 }, { window: "month", limit: 1000, hardCeiling: true }], bucket: "per key", features: APP_FEATURES },
+        { id: "scale", name: "Scale", purchasable: true, key: "svc_live_…", billable: true, limits: [{ window: "minute", limit: 300 }, { window: "month", limit: 10000, hardCeiling: true }], bucket: "per key", features: APP_FEATURES },
       ],
     },
     {

@@ -60,7 +60,7 @@ it("reads who may call each RPC from its proto: the scope table of the hardening
   expect(table).toEqual(Object.fromEntries([
     ...each("StormwaterService", ["Determine", "GetRequirements", "ListJurisdictions", "GetJurisdiction", "GetCredentialGate", "GetCoverage", "GetChanges"], "engine+gateway"),
     ...each("NwpService", ["Determine", "DetermineBatch", "ListPermits", "GetPermit", "ListDistricts", "GetDistrict", "GetStateCertification", "ListActivities", "GetCoverage", "GetChanges"], "engine+gateway"),
-    ...each("EntitlementService", ["Authenticate", "RecoverLegacyKey", "GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "GetLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession"], "gateway"),
+    ...each("EntitlementService", ["Authenticate", "RecoverLegacyKey", "GetCheckoutPlans", "StartCheckout", "CompleteLocalCheckout", "CancelLocalCheckout", "GetLocalCheckout", "RevealCheckout", "HandleProviderEvent", "CreatePortalSession", "ResolveAccount"], "gateway"),
     ...each("EntitlementService", ["IssueKey", "ListKeys", "RevokeKey", "SetLocalSubscription"], "admin"),
     ...each("RateLimitService", ["Decide", "Refund", "GetUsage", "BeginIdempotent", "CompleteIdempotent", "ReleaseIdempotent"], "gateway"),
   ]));

@@ -1,0 +1,175 @@
+// The app in Debian's chromium (headless, through puppeteer-core), at a phone's width (390 px)
+// and a desktop's (1280 px): sign in, add a site, make and download the plan, record and sign an
+// inspection, try to change the signed one (refused), amend it, close the corrective action and
+// export. Every page is checked with axe-core (no serious or critical violation) and kept as a
+// screenshot under test-output/app/.
+import { mkdirSync, writeFileSync } from "node:fs";
+import axeCore from "axe-core";
+import os from "node:os";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
+import { startEmbedded, type Embedded } from "./support/embedded.js";
+import { CHROMIUM_PATH as CHROMIUM } from "./support/prerequisites.js";
+import { PNG } from "./support/app-browser.js";
+
+const OUT = path.resolve(import.meta.dirname, "../test-output/app");
+const AXE = axeCore.source;
+const PHOTO = path.join(os.tmpdir(), `app-browser-${process.pid}.png`);
+
+let gw: Embedded;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  gw = await startEmbedded();
+  await gw.app.listen({ host: "127.0.0.1", port: 0 });
+  base = `http://127.0.0.1:${(gw.app.server.address() as AddressInfo).port}`;
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(PHOTO, PNG);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+/** axe-core's serious and critical violations of the page, as "rule: target" lines. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return (await axe.run({ resultTypes: ["violations"] })).violations;
+  });
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+async function check(page: Page, width: number, name: string): Promise<void> {
+  expect(await accessibilityProblems(page), `${name} at ${width} px`).toEqual([]);
+  // Nothing wider than the screen: the page reads without scrolling sideways.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: path.join(OUT, `${width}-${name}.png`), fullPage: true });
+}
+
+async function submit(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+}
+
+/** A link's answer, fetched by the page itself (its cookies): status, type and first bytes. */
+async function download(page: Page, href: string) {
+  return page.evaluate(async (u) => {
+    const res = await fetch(u);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, type: res.headers.get("content-type"), disposition: res.headers.get("content-disposition"), head: String.fromCharCode(...bytes.slice(0, 5)), size: bytes.length };
+  }, href);
+}
+
+describe("the app in chromium", () => {
+  for (const width of [390, 1280]) {
+    it(`works end to end at ${width} px`, async () => {
+      const key = (await gw.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: `browser ${width}` })).secret;
+      // A context of its own: the other width's session cookie is not shared.
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.setViewport({ width, height: 844 });
+      try {
+        await page.goto(`${base}/`);
+        await check(page, width, "01-landing");
+        await page.goto(`${base}/app`);
+        await check(page, width, "02-sign-in");
+        await page.type("#api_key", key);
+        await submit(page, "form[action='/app/session'] button");
+        expect(await page.$eval("h1", (h) => h.textContent)).toBe("Your sites");
+
+        await submit(page, "a[href='/app/sites/new']");
+        await check(page, width, "03-new-site");
+        await page.type("#name", "Maple Street, phase 2");
+        await page.type("#address", "400 Maple Street, Springfield");
+        await page.type("#operator_name", "Acme Earthworks");
+        await page.type("#state", "MA");
+        await page.select("#activity", "construction");
+        await page.type("#acres", "4.5");
+        await page.select("#dischargesToImpairedWater", "no");
+        await submit(page, "form[action='/app/sites'] button");
+        const siteUrl = new URL(page.url()).pathname;
+        expect(siteUrl).toMatch(/^\/app\/sites\/site_\w+$/);
+        expect(await page.$eval("h1", (h) => h.textContent)).toBe("Maple Street, phase 2");
+
+        await submit(page, `form[action='${siteUrl}/plans'] button`);
+        await check(page, width, "04-site");
+        const docx = await download(page, `${siteUrl}/plans/1.docx`);
+        expect([docx.status, docx.type, docx.head.slice(0, 2)]).toEqual([200, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "PK"]);
+        expect(docx.disposition).toBe('attachment; filename="maple-street-phase-2-swppp-v1.docx"');
+        const pdf = await download(page, `${siteUrl}/plans/1.pdf`);
+        expect([pdf.status, pdf.type, pdf.head]).toEqual([200, "application/pdf", "%PDF-"]);
+
+        await submit(page, `a[href='${siteUrl}/inspections/new']`);
+        await page.type("#inspector_name", "Dana Ortiz");
+        await page.type("#inspector_title", "Site superintendent");
+        await page.type("#weather", "Clear, 50 F");
+        await page.type("#finding_1_location", "North silt fence");
+        await page.type("#finding_1_description", "Fence down over 20 feet");
+        await page.click("input[name='finding_1_corrective']");
+        await (await page.$("#photos"))!.uploadFile(PHOTO);
+        await check(page, width, "05-new-inspection");
+        await submit(page, `form[action='${siteUrl}/inspections'] button[type='submit']`);
+        const reportUrl = new URL(page.url()).pathname;
+        expect(await page.content()).toContain("draft, not signed yet");
+
+        await page.click("input[name='agree']");
+        await page.type("#signed_by", "Dana Ortiz");
+        await submit(page, `form[action='${reportUrl}/sign'] button`);
+        expect(await page.content()).toContain("signed by Dana Ortiz");
+        await check(page, width, "06-signed-inspection");
+
+        // Changing the signed report (a hand-made post to the draft's form address) is refused.
+        const token = await page.$eval("input[name='_csrf']", (i) => (i as HTMLInputElement).value);
+        await Promise.all([
+          page.waitForNavigation(),
+          page.evaluate((action, csrf) => {
+            const f = document.createElement("form");
+            f.method = "post";
+            f.action = action;
+            for (const [k, v] of [["_csrf", csrf], ["inspected_on", "2026-01-01"], ["weather", "rewritten"]]) {
+              const i = document.createElement("input");
+              i.name = k;
+              i.value = v;
+              f.append(i);
+            }
+            document.body.append(f);
+            f.submit();
+          }, reportUrl, token),
+        ]);
+        expect(await page.$eval("h1", (h) => h.textContent)).toBe("Cannot be changed");
+        await check(page, width, "07-change-refused");
+
+        await page.goto(`${base}${reportUrl}`);
+        await page.type("#reason", "The weather was recorded wrong");
+        await page.$eval("#weather", (i) => ((i as HTMLInputElement).value = "Light rain, 48 F"));
+        await submit(page, `form[action='${reportUrl}/amendments'] button`);
+        expect(await page.content()).toContain("Reason: The weather was recorded wrong");
+        await check(page, width, "08-amended");
+
+        await page.goto(`${base}${siteUrl}`);
+        await page.click("li[id^='corrective-'] details summary");
+        await page.type("textarea[name='note']", "Fence reset and staked");
+        await submit(page, "form[action*='/corrective-actions/'] button");
+        expect(await page.content()).toContain("None open.");
+        await check(page, width, "09-site-after");
+
+        for (const [file, type, head] of [["records.csv", "text/csv; charset=utf-8", "recor"], ["records.pdf", "application/pdf", "%PDF-"], ["records.zip", "application/zip", "PK\u0003\u0004"]] as const) {
+          const got = await download(page, `${siteUrl}/${file}`);
+          expect([file, got.status, got.type, got.head.slice(0, head.length)]).toEqual([file, 200, type, head]);
+        }
+        await page.goto(`${base}/app`);
+        await check(page, width, "10-dashboard");
+      } finally {
+        await context.close();
+      }
+    }, 180_000);
+  }
+});
