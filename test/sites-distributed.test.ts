@@ -3,7 +3,7 @@
 // carry photos and plan documents, so its manifest raises the request limit for it alone: a 10 MB
 // photo reaches the service, an 11 MB one gets the service's own field error, not a transport
 // refusal. Then the same round trip on PostgreSQL (a database of its own, created and dropped).
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -118,6 +118,7 @@ describe("the sites service on SQLite (a temp STATE_DIR), over HTTP/2", () => {
     // Still serving, and the refused photos left nothing behind.
     const listed = await s.client.getInspection({ ...scoped, siteId: site.id, inspectionId: draft.id });
     expect(listed.inspection?.photos.map((p) => p.id)).toEqual([added.photo!.id]);
+    expect(existsSync(path.join(stateDir, "sites.sqlite")), "the records are in STATE_DIR's SQLite file").toBe(true);
   }, 60_000);
 });
 
