@@ -15,7 +15,7 @@ export const PRICING = {
     "Try it at once: the stormwater endpoints answer without a key (the anonymous allowance), and the public sandbox key works on both the stormwater and the nationwide permit (NWP) endpoints with no signup, counted per calling IP.",
     "Buy Stormwater Pro or Scale, or NWP Pro, with the Buy buttons on /pricing. After checkout the success page shows your keys once: for a stormwater plan a live key of the plan (svc_live_…) and a free test key (svc_test_…); for NWP Pro the NWP Pro key of your subscription (nwp_…). Send a key as Authorization: Bearer <key> or X-API-Key: <key>.",
     "An NWP Pro key is made from its subscription: reissue it at POST /recover with the subscription id from the receipt.",
-    "Manage or cancel a subscription from /pricing with a key from its checkout (Stripe's customer portal). Cancelling a stormwater plan stops its live key at once (the test key keeps working); an NWP Pro key keeps working on the free allowance.",
+    "Manage or cancel a subscription from /pricing with a key from its checkout (Stripe's customer portal). Cancelling a stormwater plan stops its live key straight away, while the test key keeps working; an NWP Pro key keeps working on the free allowance.",
   ],
   note: "Prices are shown with the Buy buttons on /pricing, as the payment provider states them. Every stormwater endpoint answers without a paid plan; a paid plan raises the request limits and adds app features. Past a monthly ceiling the API refuses with rate_limited and never bills overage.",
   surfaces: [
