@@ -39,6 +39,7 @@ const METHODS = {
     "permits.entitlement.v1.EntitlementService/IssueKey",
     "permits.entitlement.v1.EntitlementService/ListKeys",
     "permits.entitlement.v1.EntitlementService/RecoverLegacyKey",
+    "permits.entitlement.v1.EntitlementService/ResolveAccount",
     "permits.entitlement.v1.EntitlementService/RevealCheckout",
     "permits.entitlement.v1.EntitlementService/RevokeKey",
     "permits.entitlement.v1.EntitlementService/SetLocalSubscription",
