@@ -18,7 +18,7 @@ export function answerBytes(d: Determination): Uint8Array {
   return new TextEncoder().encode(toJsonString(DeterminationSchema, d));
 }
 
-export function answerOf(bytes: Uint8Array): Determination {
+function answerOf(bytes: Uint8Array): Determination {
   return fromJsonString(DeterminationSchema, new TextDecoder().decode(bytes));
 }
 
