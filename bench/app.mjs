@@ -13,9 +13,20 @@ import { createLogger, systemClock } from "@permits/runtime";
 
 const SITES = 200;
 const DASHBOARD_RUNS = 30;
-const PLAN_RUNS = 10;
+/** The first plan loads the PDF library and its fonts (some 2 s); it is timed too, as a user meets it. */
+const PLAN_RUNS = 11;
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(1)} ms`;
+/** Wall time and this process's CPU time of one request: on a shared machine the two differ. */
+async function timed(wall, cpu, call) {
+  const c = process.cpuUsage();
+  const t = performance.now();
+  const out = await call();
+  wall.push(performance.now() - t);
+  const used = process.cpuUsage(c);
+  cpu.push((used.user + used.system) / 1000);
+  return out;
+}
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "bench-app-"));
 const env = { ...process.env, LOG_LEVEL: "silent", REDIS_URL: "", STATE_DIR: stateDir };
@@ -71,27 +82,25 @@ for (let n = 0; n < SITES; n++) {
 const setupMs = performance.now() - t0;
 
 const dashboardMs = [];
+const dashboardCpu = [];
 for (let n = 0; n < DASHBOARD_RUNS; n++) {
-  const t = performance.now();
-  const res = expectStatus(await send("GET", "/app"), 200, "dashboard");
-  dashboardMs.push(performance.now() - t);
+  const res = expectStatus(await timed(dashboardMs, dashboardCpu, () => send("GET", "/app")), 200, "dashboard");
   const rows = res.body.match(/<tr><td data-label="Site">/g) ?? [];
   if (rows.length !== SITES) throw new Error(`the dashboard shows ${rows.length} sites, not ${SITES}`);
 }
 
 const planMs = [];
+const planCpu = [];
 for (let n = 0; n < PLAN_RUNS; n++) {
   const siteId = ids[n];
   await send("GET", `/app/sites/${siteId}`);
-  const t = performance.now();
-  expectStatus(await send("POST", `/app/sites/${siteId}/plans`, {}), 303, "new plan version");
-  planMs.push(performance.now() - t);
+  expectStatus(await timed(planMs, planCpu, () => send("POST", `/app/sites/${siteId}/plans`, {})), 303, "new plan version");
 }
 
 console.log(`app bench (embedded gateway, SQLite in a temp STATE_DIR, ${today})`);
 console.log(`  setup: ${SITES} sites in ${ms(setupMs)}`);
-console.log(`  dashboard of ${SITES} sites, p50 of ${DASHBOARD_RUNS}: ${ms(p50(dashboardMs))} (fastest ${ms(Math.min(...dashboardMs))}; target < 50 ms)`);
-console.log(`  generating a plan version, p50 of ${PLAN_RUNS}: ${ms(p50(planMs))} (fastest ${ms(Math.min(...planMs))}; target < 500 ms)`);
+console.log(`  dashboard of ${SITES} sites, p50 of ${DASHBOARD_RUNS}: ${ms(p50(dashboardMs))} (fastest ${ms(Math.min(...dashboardMs))}, CPU p50 ${ms(p50(dashboardCpu))}; target < 50 ms)`);
+console.log(`  generating a plan version, p50 of ${PLAN_RUNS}: ${ms(p50(planMs))} (fastest ${ms(Math.min(...planMs))}, CPU p50 ${ms(p50(planCpu))}; target < 500 ms)`);
 await app.close();
 await wiring.close();
 rmSync(stateDir, { recursive: true, force: true });
