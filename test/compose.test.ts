@@ -102,8 +102,8 @@ describe("docker-compose.yml", () => {
     expect(ok).toBe(true);
   });
 
-  it("defines redis, every service of the gateway's list, the gateway and the proxy", () => {
-    expect(Object.keys(services).sort()).toEqual([...APP_ROLES, "proxy", "redis"].sort());
+  it("defines redis, postgres, every service of the gateway's list, the gateway and the proxy", () => {
+    expect(Object.keys(services).sort()).toEqual([...APP_ROLES, "postgres", "proxy", "redis"].sort());
   });
 
   it("gives every service a healthcheck", () => {
@@ -113,12 +113,13 @@ describe("docker-compose.yml", () => {
       expect(words(svc.healthcheck?.test).length, `${name} healthcheck has no test`).toBeGreaterThan(1);
     }
     expect(words(services.redis.healthcheck?.test)).toEqual(expect.arrayContaining(["redis-cli", "ping"]));
+    expect(words(services.postgres.healthcheck?.test)).toEqual(["CMD", "pg_isready", "--username=permits", "--dbname=permits"]);
   });
 
   it("starts each app role with an existing start:<role> script and probes it via healthcheck.mjs", () => {
     const started = new Set<string>();
     for (const [name, svc] of Object.entries(services)) {
-      if (svc.build === undefined) continue; // redis, proxy: stock images
+      if (svc.build === undefined) continue; // redis, postgres, proxy: stock images
       const role = roleOf(svc);
       expect(role, `${name} starts no role`).toBeDefined();
       expect(scripts, `${name}: no start:${role} script`).toHaveProperty(`start:${role}`);
@@ -283,5 +284,22 @@ describe("service-to-service credentials", () => {
     const redis = parse(read("docker-compose.yml")).services.redis as Service & { volumes?: string[] };
     expect(redis.command).toEqual(["redis-server", "--appendonly", "yes"]);
     expect(redis.volumes).toEqual(["redis-data:/data"]);
+  });
+
+  it("runs PostgreSQL 15 on a volume, its password required, and the sites service on it once it is healthy", () => {
+    const doc = parse(read("docker-compose.yml")) as Compose;
+    const pg = doc.services.postgres;
+    expect(pg.image).toBe("postgres:15");
+    expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect((doc as { volumes?: Record<string, unknown> }).volumes).toHaveProperty("postgres-data");
+    expect(pg.ports ?? [], "the database is on the backend network only").toEqual([]);
+    const required = "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is required (the sites service's database); copy .env.example to .env and set it}";
+    expect(env(pg)).toMatchObject({ POSTGRES_USER: "permits", POSTGRES_DB: "permits", POSTGRES_PASSWORD: required });
+    const sites = doc.services.sites;
+    const url = new URL(env(sites).DATABASE_URL.replace(required, "PASSWORD"));
+    expect([url.protocol, url.username, url.password, url.hostname, url.port, url.pathname]).toEqual(["postgres:", "permits", "PASSWORD", "postgres", "5432", "/permits"]);
+    expect(env(sites).STATE_DIR, "sites keeps nothing on the container's disk").toBeUndefined();
+    expect(sites.depends_on).toEqual({ postgres: { condition: "service_healthy" } });
+    expect(read(".env.example")).toMatch(/^POSTGRES_PASSWORD=$/m);
   });
 });

@@ -12,6 +12,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
@@ -34,6 +35,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
+  "apps/v1/StatefulSet": StatefulSet,
 };
 /** Variables each role must get here, beyond HOST and PORT (docs/configuration.md): every service its callers' tokens, and these their own. */
 const OWN_ENV: Partial<Record<Role, string[]>> = {
@@ -41,6 +43,8 @@ const OWN_ENV: Partial<Record<Role, string[]>> = {
   // Replicas share keys and counts only through Redis; document 2 keys need the real secret.
   entitlement: ["REDIS_URL", "LEGACY_KEY_SECRET"],
   ratelimit: ["REDIS_URL"],
+  // The records are in PostgreSQL, shared by every replica.
+  sites: ["DATABASE_URL"],
 };
 const requiredEnv = (role: Role) => [...(role === "gateway" ? [] : ["INTERNAL_TOKENS_FILE"]), ...(OWN_ENV[role] ?? [])];
 /** Variables no pod may get: local state (pods are stateless), a frozen clock, secrets as plain values. */
@@ -67,7 +71,11 @@ function render(dir: string): Obj[] {
     if (e.code === "ENOENT") throw new Error("kubectl is not installed or not on PATH: this test renders deploy/k8s with `kubectl kustomize` (kubectl >= 1.27, kustomize v5); install kubectl");
     throw new Error(`kubectl kustomize ${dir} failed:\n${e.stderr}`);
   }
-  return parseAllDocuments(out).map((d) => d.toJS()).filter(Boolean);
+  const objs: Obj[] = parseAllDocuments(out).map((d) => d.toJS()).filter(Boolean);
+  // kustomize folds a generated Secret's long base64 values onto several lines, which the API
+  // server's decoder skips and the schema's "byte" format does not.
+  for (const o of ofKind(objs, "Secret")) for (const k of Object.keys(o.data ?? {})) o.data[k] = String(o.data[k]).replace(/\s+/g, "");
+  return objs;
 }
 
 // ------------------------------------------------------------------------------------------
@@ -316,6 +324,7 @@ function referenceProblems(objs: Obj[], x: Expected): string[] {
 
 let production: Obj[];
 let base: Obj[];
+let development: Obj[];
 let x: Expected;
 const check = (objs: Obj[], exp: Expected) => [...workloadProblems(objs, exp), ...pairingProblems(objs, exp), ...referenceProblems(objs, exp)];
 
@@ -326,6 +335,7 @@ beforeAll(() => {
   if (!inject("prerequisites").kubectl) return;
   production = render("deploy/k8s/overlays/production");
   base = render("deploy/k8s/base");
+  development = render("deploy/k8s/overlays/development");
   const readme = read("docs/configuration.md");
   const compose = parse(read("docker-compose.yml"));
   const example = parse(read("deploy/k8s/secret.example.yaml"));
@@ -359,7 +369,7 @@ kubectl("the other files agree on what the manifests are checked against", () =>
     expect(exposed.sort()).toEqual(Object.values(x.ports).sort());
     expect(x.dockerfile).toMatch(/^USER node$/m);
     expect([x.runAsUser, x.serviceGraceS, x.gatewayGraceS]).toEqual([1000, 10, 30]);
-    expect([...x.secretKeys].sort()).toEqual(["gateway-token", "internal-tokens", "legacy-key-secret", "redis-url"]);
+    expect([...x.secretKeys].sort()).toEqual(["database-url", "gateway-token", "internal-tokens", "legacy-key-secret", "redis-url"]);
     expect(x.minMemoryMiB).toBeGreaterThan(700); // the distributed peak is ~775 MB
     expect(read("gateway/src/app.ts")).toMatch(/app\.get\("\/healthz"[\s\S]*app\.get\("\/readyz"/);
   });
@@ -383,6 +393,13 @@ kubectl.each([
 kubectl("deploy/k8s, strictly", () => {
   it("has no field the Kubernetes API does not know (kubernetes-models' types), in either render", () => {
     expect(unknownFieldProblems([...production, ...base])).toEqual([]);
+  });
+
+  it("the sites service reads DATABASE_URL from the Secret, never as a value, in either render", () => {
+    for (const objs of [production, base]) {
+      const sites = deployments(objs).find((d) => roleOf(d) === "sites")!;
+      expect(envOf(sites).find((e) => e.name === "DATABASE_URL")).toEqual({ name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: "permits-secrets", key: "database-url" } } });
+    }
   });
 
   it("production: namespace permits, the release image, three or more gateways", () => {
@@ -426,5 +443,47 @@ kubectl("each check fails for a concrete reason", () => {
       "networking.k8s.io/v1 Ingress web: a kind this test does not know (add its model and checks)",
     ]);
     expect(unknownFieldProblems(objs)).toEqual([expect.stringMatching(/^Deployment gateway: Type 'string' is not assignable to type 'number'/), expect.stringMatching(/^Deployment nwp: .*'"readinesProbe"' does not exist in type 'IContainer'/)]);
+  });
+});
+
+kubectl("deploy/k8s/overlays/development: PostgreSQL in the cluster", () => {
+  const pgOf = (objs: Obj[]) => ofKind(objs, "StatefulSet").find((o) => o.metadata.name === "postgres")!;
+  const devSecret = () => ofKind(development, "Secret")[0];
+  const decoded = (secret: Obj) => ({ ...secret.stringData, ...Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), "base64").toString("utf8")])) });
+
+  it("builds and validates: the base's objects, plus the database's StatefulSet, Service and Secret", () => {
+    expect(schemaProblems(development)).toEqual([]);
+    expect(unknownFieldProblems(development)).toEqual([]);
+    const each = (kind: string) => ROLES.map(() => kind);
+    expect(development.map((o) => o.kind).sort()).toEqual([...each("Deployment"), ...each("HorizontalPodAutoscaler"), ...each("PodDisruptionBudget"), ...each("Service"), "ConfigMap", "Secret", "Service", "StatefulSet"].sort());
+    expect(workloadProblems(development, x)).toEqual([]);
+    for (const o of development) expect(o.metadata.namespace, id(o)).toBe("permits-dev");
+  });
+
+  it("runs PostgreSQL 15 on a claimed volume, probed with pg_isready, behind the Service postgres:5432", () => {
+    const pg = pgOf(development);
+    const c = pg.spec.template.spec.containers[0];
+    expect([pg.spec.replicas, c.image, pg.spec.serviceName]).toEqual([1, "postgres:15", "postgres"]);
+    expect(pg.spec.volumeClaimTemplates.map((t: any) => [t.metadata.name, t.spec.resources.requests.storage])).toEqual([["data", "1Gi"]]);
+    expect(c.volumeMounts.find((m: any) => m.name === "data").mountPath).toBe("/var/lib/postgresql/data");
+    for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) expect(c[probe].exec.command[0], probe).toBe("pg_isready");
+    expect([c.securityContext.readOnlyRootFilesystem, pg.spec.template.spec.securityContext.runAsNonRoot]).toEqual([true, true]);
+    const svc = ofKind(development, "Service").find((o) => o.metadata.name === "postgres")!;
+    expect(selects(svc.spec.selector, pg.spec.template.metadata.labels)).toBe(true);
+    expect(svc.spec.ports.map((p: any) => p.port)).toEqual([5432]);
+  });
+
+  it("gives the database its password and the sites service a DATABASE_URL with that password, from one generated Secret", () => {
+    const secret = devSecret();
+    const values = decoded(secret);
+    const pgEnv = Object.fromEntries(pgOf(development).spec.template.spec.containers[0].env.map((e: Env) => [e.name, e]));
+    expect(pgEnv.POSTGRES_PASSWORD.valueFrom.secretKeyRef).toEqual({ name: secret.metadata.name, key: "password" });
+    const sites = deployments(development).find((d) => roleOf(d) === "sites")!;
+    expect(envOf(sites).find((e) => e.name === "DATABASE_URL")?.valueFrom.secretKeyRef).toEqual({ name: secret.metadata.name, key: "database-url" });
+    const url = new URL(values["database-url"]);
+    expect([url.protocol, url.username, url.password, url.host, url.pathname]).toEqual(["postgres:", pgEnv.POSTGRES_USER.value, values.password, "postgres:5432", `/${pgEnv.POSTGRES_DB.value}`]);
+    // The other pods still read the operator's Secret.
+    const others = deployments(development).filter((d) => roleOf(d) !== "sites").flatMap(envOf).flatMap((e) => e.valueFrom?.secretKeyRef?.name ?? []);
+    expect(new Set(others)).toEqual(new Set(["permits-secrets"]));
   });
 });

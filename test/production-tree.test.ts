@@ -17,7 +17,7 @@ let tree: string;
 /** Copies what the Dockerfile's runtime stage copies, then installs production dependencies only. */
 function productionTree(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "permits-prod-"));
-  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
+  for (const f of ["package.json", "package-lock.json", "deploy/healthcheck.mjs", "scripts/keys.mjs", "scripts/sites.mjs", "scripts/lib/run-compiled.mjs"]) cpSync(path.join(ROOT, f), path.join(dir, f));
   cpSync(path.join(ROOT, "data"), path.join(dir, "data"), { recursive: true });
   cpSync(path.join(ROOT, "gateway/openapi"), path.join(dir, "gateway/openapi"), { recursive: true }); // as the Dockerfile does
   for (const w of WORKSPACES) {

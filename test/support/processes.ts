@@ -179,7 +179,8 @@ export function listensOn(pid: number | undefined, port: number): boolean {
 async function startDistributedOnce(env: Record<string, string>, root: string): Promise<Distributed> {
   if (root === ROOT) ensureBuilt();
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
-  const common = { STATE_DIR: stateDir, REDIS_URL: "", INTERNAL_TOKENS: TEST_INTERNAL_TOKENS, GATEWAY_TOKEN: TEST_TOKENS.gateway, ...env };
+  // The sites service keeps its records in SQLite under this STATE_DIR unless `env` names a DATABASE_URL.
+  const common = { STATE_DIR: stateDir, REDIS_URL: "", DATABASE_URL: "", INTERNAL_TOKENS: TEST_INTERNAL_TOKENS, GATEWAY_TOKEN: TEST_TOKENS.gateway, ...env };
   const procs: Proc[] = [];
   const urls: Record<string, string> = {};
   // How each process was started, for restart().

@@ -47,4 +47,9 @@ export interface ServiceManifest<S extends DescService = DescService, N extends 
   readonly servedOnGatewayPort: boolean;
   /** HEAP_GROWING_PERCENT when unset (heap.ts), where the service's differs from the default. */
   readonly heapGrowingPercent?: number;
+  /**
+   * Largest request message its server reads, where it needs more than the shared limit
+   * (MAX_REQUEST_BYTES of @permits/rpc, 8 MB): a larger one is refused before its handler runs.
+   */
+  readonly maxRequestBytes?: number;
 }

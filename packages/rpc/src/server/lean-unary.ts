@@ -40,6 +40,8 @@ export interface LeanUnaryOptions {
   shutdownSignal: AbortSignal;
   /** The service's interceptor chain, run for each call. */
   interceptors: readonly Interceptor[];
+  /** Largest request body read; MAX_REQUEST_BYTES when unset. */
+  maxRequestBytes?: number;
 }
 
 /**
@@ -63,6 +65,7 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
     for (const stop of [...inFlight]) stop(new ConnectError("the server is shutting down", Code.Unavailable));
   }, { once: true });
   const running: Running = { logger: opts.logger, inFlight };
+  const maxBytes = opts.maxRequestBytes ?? MAX_REQUEST_BYTES;
 
   return (stream, headers) => {
     if (headers[":method"] !== "POST") return false;
@@ -70,7 +73,7 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
     if (encoding !== undefined && encoding !== "identity") return false;
     const path = headers[":path"] ?? "";
     if (path === COALESCED_PATH && headers["content-type"] === STREAM_PROTO) {
-      readBody(stream, (err, body) => (err ? endExchange(stream, err) : exchange(stream, body, routes, running)));
+      readBody(stream, maxBytes, (err, body) => (err ? endExchange(stream, err) : exchange(stream, body, maxBytes, routes, running)));
       return true;
     }
     if (headers["content-type"] !== "application/proto" || headers["connect-protocol-version"] !== "1") return false;
@@ -81,7 +84,7 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
       respond(stream, errorAnswer(timeout.error, undefined, opts.logger, path));
       return true;
     }
-    readBody(stream, (err, body) => {
+    readBody(stream, maxBytes, (err, body) => {
       if (err) return respond(stream, errorAnswer(err, undefined, opts.logger, path));
       void answer(route, body, timeout.timeoutMs, () => fromH2Headers(headers), running, watchClose(stream)).then((a) => respond(stream, a));
     });
@@ -89,20 +92,20 @@ export function leanUnary(services: HostedService[], opts: LeanUnaryOptions): (s
   };
 }
 
-/** Reads the whole request body, up to MAX_REQUEST_BYTES. */
-function readBody(stream: http2.ServerHttp2Stream, then: (err: ConnectError | undefined, body: Buffer) => void): void {
+/** Reads the whole request body, up to maxBytes. */
+function readBody(stream: http2.ServerHttp2Stream, maxBytes: number, then: (err: ConnectError | undefined, body: Buffer) => void): void {
   stream.on("error", () => {}); // a reset by the client ends the call; nothing to answer
   const chunks: Buffer[] = [];
   let size = 0;
   let tooLarge = false;
   stream.on("data", (chunk: Buffer) => {
     size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) tooLarge = true;
+    if (size > maxBytes) tooLarge = true;
     else chunks.push(chunk);
   });
   stream.on("end", () => {
     if (stream.headersSent || stream.destroyed) return;
-    if (tooLarge) return then(new ConnectError(`message larger than ${MAX_REQUEST_BYTES} bytes`, Code.ResourceExhausted), Buffer.alloc(0));
+    if (tooLarge) return then(new ConnectError(`message larger than ${maxBytes} bytes`, Code.ResourceExhausted), Buffer.alloc(0));
     then(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
   });
 }
@@ -122,10 +125,10 @@ function respond(stream: http2.ServerHttp2Stream, a: Answer): void {
 }
 
 /** A coalesced exchange: one enveloped request of calls; each call's result is sent when it is done. */
-function exchange(stream: http2.ServerHttp2Stream, body: Buffer, routes: Map<string, Route>, running: Running): void {
+function exchange(stream: http2.ServerHttp2Stream, body: Buffer, maxBytes: number, routes: Map<string, Route>, running: Running): void {
   let calls: UnaryCall[];
   try {
-    const envelopes = new EnvelopeReader(MAX_REQUEST_BYTES).push(body);
+    const envelopes = new EnvelopeReader(maxBytes).push(body);
     if (envelopes.length !== 1 || envelopes[0].data.length + 5 !== body.length) throw new ConnectError("expected one request message", Code.InvalidArgument);
     calls = fromBinary(StreamRequestSchema, envelopes[0].data).calls;
   } catch (e) {

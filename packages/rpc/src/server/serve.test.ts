@@ -79,6 +79,27 @@ describe("graceful shutdown", () => {
   });
 });
 
+describe("the request limit (limits.maxRequestBytes: a manifest's maxRequestBytes)", () => {
+  it("reads a request up to the limit and refuses a larger one, on the lean path and through the adapter", async () => {
+    running = await serve({
+      name: "sized",
+      services: [{ service: RateLimitService, impl: { getUsage: async (req) => ({ policy: `${req.policy.length} characters` }) } }],
+      host: "127.0.0.1",
+      port: 0,
+      logger: createLogger("t", { level: "silent" }),
+      shutdownGraceMs: 500,
+      limits: { maxRequestBytes: 64 * 1024 },
+    });
+    const baseUrl = `http://127.0.0.1:${running.port}`;
+    // Binary Connect over HTTP/2 takes the lean path; JSON Connect and gRPC go to connect-node's adapter.
+    for (const transport of [createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true }), createConnectTransport({ baseUrl, httpVersion: "2" }), createGrpcTransport({ baseUrl })]) {
+      const client = createClient(RateLimitService, transport);
+      expect((await client.getUsage({ policy: "p".repeat(60 * 1024), bucket: "b" })).policy).toBe(`${60 * 1024} characters`);
+      await expect(client.getUsage({ policy: "p".repeat(70 * 1024), bucket: "b" })).rejects.toMatchObject({ code: Code.ResourceExhausted });
+    }
+  });
+});
+
 describe("limits for slow and abusive clients", () => {
   /** Opens a connection, runs `act` on it, and resolves with how long it stayed open (null: still open at 4 s). */
   async function lifetime(port: number, act: (s: net.Socket) => void): Promise<number | null> {

@@ -9,7 +9,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Registry } from "prom-client";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@permits/proto/grpc/health/v1/health";
 import type { HostedService, Logger } from "@permits/runtime";
-import { CONNECTION_WINDOW_BYTES, SESSION_MEMORY_MB, STREAM_WINDOW_BYTES } from "../wire/limits.js";
+import { CONNECTION_WINDOW_BYTES, MAX_REQUEST_BYTES, SESSION_MEMORY_MB, STREAM_WINDOW_BYTES } from "../wire/limits.js";
 import { leanUnary } from "./lean-unary.js";
 import { rpcServerMetrics } from "../interceptors/metrics.js";
 import { internalErrors } from "../chain/pipeline.js";
@@ -52,6 +52,8 @@ export interface ServiceLimits {
    * a replica added behind a load balancer gets calls too; 0 keeps sessions for good.
    */
   maxConnectionAgeMs: number;
+  /** Largest request message read, on every path; a larger one is refused with ResourceExhausted. */
+  maxRequestBytes: number;
 }
 
 export const DEFAULT_LIMITS: ServiceLimits = {
@@ -62,6 +64,7 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   maxConnections: 10_000,
   maxConcurrentStreams: 1_000,
   maxConnectionAgeMs: 0,
+  maxRequestBytes: MAX_REQUEST_BYTES,
 };
 
 export interface RunningService {
@@ -115,6 +118,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     routes,
     interceptors: [internalErrors(logger), ...interceptors],
     shutdownSignal: abortInFlight.signal,
+    readMaxBytes: limits.maxRequestBytes,
   });
   // GET /metrics is not served here: it has its own listener (metrics-listener.ts).
   const handler = connectHandler;
@@ -125,7 +129,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // adapter takes the rest. Node's compatibility layer still sees every stream, so the adapter
   // skips the ones already answered.
   const answered = new WeakSet<http2.ServerHttp2Stream>();
-  const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal, interceptors });
+  const lean = leanUnary(hosted, { logger, shutdownSignal: abortInFlight.signal, interceptors, maxRequestBytes: limits.maxRequestBytes });
   const h2 = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxConcurrentStreams: limits.maxConcurrentStreams } }, (req, res) => {
     if (!answered.has(req.stream)) handler(req, res);
   });

@@ -36,6 +36,7 @@ export function runStandalone(manifest: ServiceManifest): void {
       maxConnections: env.MAX_CONNECTIONS,
       maxConcurrentStreams: env.MAX_CONCURRENT_STREAMS,
       maxConnectionAgeMs: env.MAX_CONNECTION_AGE_MS,
+      maxRequestBytes: manifest.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
     };
     const tokens = readInternalTokens(process.env);
     // On loopback with no tokens the service starts, and refuses every call but the health check.

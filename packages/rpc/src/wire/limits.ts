@@ -13,7 +13,10 @@ export const SESSION_MEMORY_MB = 256;
 /** Most calls one coalesced exchange may carry: the client cuts exchanges here, the server refuses more. */
 export const MAX_COALESCED_CALLS = 1000;
 
-/** Largest request body the server reads on the lean path (a batch of 100 projects is a few tens of KB). */
+/**
+ * Largest request message a service's server reads (a batch of 100 projects is a few tens of KB),
+ * unless its manifest's maxRequestBytes says more (ServiceLimits.maxRequestBytes).
+ */
 export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** Request bytes the client puts in one coalesced exchange, well inside MAX_REQUEST_BYTES. */
