@@ -42,8 +42,8 @@ const REQUESTS: Record<string, Call> = {
   listAuditEvents: () => ({}),
   exportSite: () => ({}),
 };
-/** The RPCs that name no site: creating one, listing the account's, and the administrators' purge. */
-const WITHOUT_SITE = ["createSite", "listSites", "purgeExpired"];
+/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), and the administrators' purge. */
+const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired"];
 /** The RPCs that name a record of a site besides the site itself. */
 const NAMING_RECORDS = ["getPlanDocument", "updateInspectionDraft", "signInspection", "amendInspection", "getInspection", "addInspectionPhoto", "getInspectionPhoto", "openCorrectiveAction", "addCorrectiveActionEvent", "completeCorrectiveAction"];
 
@@ -94,6 +94,8 @@ eachDatabase((h) => {
   it("lists none of another account's sites, and the refused calls changed nothing", async () => {
     const { sites } = await h().client.listSites({ accountId: OTHER_ACCOUNT, actor: ACTOR });
     expect(sites.map((s) => s.id)).not.toContain(siteA);
+    const dashboard = await h().client.listSitesForDashboard({ accountId: OTHER_ACCOUNT, actor: ACTOR, asOf: "2026-11-28" });
+    expect(dashboard.sites.map((s) => s.site!.id)).not.toContain(siteA);
     const trail = await h().client.listAuditEvents({ accountId: ACCOUNT, actor: ACTOR, siteId: siteA });
     expect(trail.events).toHaveLength(eventsBefore);
     expect(trail.chainIntact).toBe(true);

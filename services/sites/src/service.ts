@@ -3,6 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SitesService } from "@permits/proto/sites/v1/sites";
 import type { SitesContext } from "./context.js";
 import { actionHandlers } from "./handlers/actions.js";
+import { dashboardHandlers } from "./handlers/dashboard.js";
 import { inspectionHandlers } from "./handlers/inspections.js";
 import { planHandlers } from "./handlers/plans.js";
 import { siteHandlers } from "./handlers/sites.js";
@@ -11,5 +12,5 @@ import { trailHandlers } from "./handlers/trail.js";
 export type { SitesContext };
 
 export function createSitesService(ctx: SitesContext): ServiceImpl<typeof SitesService> {
-  return { ...siteHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx) };
+  return { ...siteHandlers(ctx), ...dashboardHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx) };
 }

@@ -10,7 +10,7 @@ import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { formOf, requireWritable, type SignedIn } from "./context.js";
 import { csrfField, input } from "./form.js";
-import { answerOf, who } from "./site-records.js";
+import { answerOfSnapshot, who } from "./site-records.js";
 
 const OPTION = /^inspection\.frequency\.option\d+$/;
 
@@ -40,7 +40,7 @@ export function frequencyRoutes(app: FastifyInstance, deps: AppDeps): void {
     const w = { ...who(r), siteId: id };
     const form = formOf(req);
     const [{ site }, det] = await Promise.all([sites.getSite(w), sites.getDetermination(w)]);
-    const options = optionsOf(answerOf(det.determination!.answerJson)).map((o) => o.id);
+    const options = optionsOf(answerOfSnapshot(det.determination!)).map((o) => o.id);
     const days = Number((form.every_days ?? "").trim());
     let chosen: { optionId: string; everyDays?: number } | undefined;
     if (options.length && options.includes(form.option_id ?? "")) chosen = { optionId: form.option_id };

@@ -13,7 +13,7 @@ import { chromeOf, page } from "./layout.js";
 import { filesOf, formOf, requireSession, requireWritable, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, textarea, type FieldErrors } from "./form.js";
 import { formOfReport, reportFieldName, reportFields, reportOf } from "./report-form.js";
-import { answerOf, todayOf, who, type SitesClient } from "./site-records.js";
+import { answerOfSnapshot, todayOf, who, type SitesClient } from "./site-records.js";
 import { CERTIFICATION, statusWords } from "./inspections-view.js";
 import { basisView } from "./schedule-view.js";
 import { PHOTO_MAX_COUNT } from "./errors.js";
@@ -54,7 +54,7 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
   /** Opens a corrective action for each finding that needs one and has none yet. */
   async function openCorrectiveActions(r: SignedIn, siteId: string, inspection: Inspection, operatorDue: string): Promise<void> {
     const w = { ...who(r), siteId };
-    const det = answerOf((await sites.getDetermination(w)).determination!.answerJson);
+    const det = answerOfSnapshot((await sites.getDetermination(w)).determination!);
     const { correctiveActions } = await sites.listCorrectiveActions(w);
     const have = new Set(correctiveActions.filter((c) => c.inspectionId === inspection.id).map((c) => c.findingId));
     const foundOn = inspection.report!.inspectedOn;
@@ -73,7 +73,7 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     if ((form.rainfall_inches ?? "").trim() !== "" && !Number.isFinite(Number(form.rainfall_inches))) errors.set("rainfall_inches", ["Give the rain as a number of inches, e.g. 0.3."]);
     const needs = Object.keys(form).some((k) => /^finding_\d+_corrective$/.test(k) && form[k] === "true");
     if (needs && /^\d{4}-\d{2}-\d{2}$/.test(form.inspected_on ?? "")) {
-      const det = answerOf((await sites.getDetermination({ ...who(r), siteId })).determination!.answerJson);
+      const det = answerOfSnapshot((await sites.getDetermination({ ...who(r), siteId })).determination!);
       if (!earliestDue(correctiveActionDeadlines({ determination: det, foundOn: form.inspected_on })) && !form.corrective_due_on) {
         errors.set("corrective_due_on", ["This service holds no corrective-action deadline from your permit: enter the date your permit sets."]);
       }
@@ -119,7 +119,7 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     const token = reply.generateCsrf();
     const writable = !r.appSession.readOnly && !site!.closedOn;
     const values = formOfReport(latest.report!);
-    const deadlines = correctiveActionDeadlines({ determination: answerOf(det.determination!.answerJson), foundOn: latest.report!.inspectedOn });
+    const deadlines = correctiveActionDeadlines({ determination: answerOfSnapshot(det.determination!), foundOn: latest.report!.inspectedOn });
     const draft = latest.status === InspectionStatus.DRAFT;
     const signForm = html`<h2>Sign this report</h2>
 <form method="post" action="/app/sites/${id}/inspections/${n}/sign">${csrfField(token)}

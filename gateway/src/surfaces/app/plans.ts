@@ -6,7 +6,7 @@ import { generatePlan } from "@permits/swppp";
 import { PlanFormat } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { requireSession, requireWritable, type SignedIn } from "./context.js";
-import { answerOf, todayOf, who } from "./site-records.js";
+import { answerOfSnapshot, todayOf, who } from "./site-records.js";
 
 const FORMATS = { docx: PlanFormat.DOCX, pdf: PlanFormat.PDF } as const;
 const FILE = /^(\d{1,6})\.(docx|pdf)$/;
@@ -23,10 +23,13 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
     const r = req as SignedIn;
     const { id } = req.params as { id: string };
     const w = { ...who(r), siteId: id };
-    const [{ site }, { determination: snapshot }, { plans }] = await Promise.all([sites.getSite(w), sites.getDetermination(w), sites.listPlanVersions(w)]);
-    const d = site!.details!;
-    const determination = answerOf(snapshot!.answerJson);
-    const { result: credential } = await stormwater.getCredentialGate({ state: d.input!.state, acres: d.input!.disturbedAcres });
+    // The credential gate needs only the site: it is asked while the answer and the versions load.
+    const siteAndCredential = sites.getSite(w).then(async ({ site }) => {
+      const input = site!.details!.input!;
+      return { d: site!.details!, credential: (await stormwater.getCredentialGate({ state: input.state, acres: input.disturbedAcres })).result };
+    });
+    const [{ d, credential }, { determination: snapshot }, { plans }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w)]);
+    const determination = answerOfSnapshot(snapshot!);
     const { docx, pdf } = await generatePlan({
       site: { name: d.name, address: d.location?.address || null, latitude: d.location?.latitude ?? null, longitude: d.location?.longitude ?? null, operator: d.operator ? { name: d.operator.name, role: d.operator.role || null, phone: d.operator.phone || null, email: d.operator.email || null } : null, contacts: d.contacts.map((c) => ({ name: c.name, role: c.role || null, phone: c.phone || null, email: c.email || null })) },
       determination,

@@ -3,7 +3,7 @@
 // follows from them. Every call names the signed-in account: another account's site is NotFound.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { DeterminationSchema, type Determination } from "@permits/proto/stormwater/v1/stormwater";
-import { CorrectiveActionFilter, InspectionStatus, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
+import { CorrectiveActionFilter, InspectionStatus, type DeterminationSnapshot, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
 import { inspectionSchedule, type InspectionRecord, type Schedule } from "@permits/swppp";
 import type { AppDeps } from "../../deps.js";
 import { actorOf, type SignedIn } from "./context.js";
@@ -18,8 +18,27 @@ export function answerBytes(d: Determination): Uint8Array {
   return new TextEncoder().encode(toJsonString(DeterminationSchema, d));
 }
 
-export function answerOf(bytes: Uint8Array): Determination {
+function answerOf(bytes: Uint8Array): Determination {
   return fromJsonString(DeterminationSchema, new TextDecoder().decode(bytes));
+}
+
+/** How many parsed answers are kept: a dashboard's worth of sites and then some. */
+const ANSWERS_KEPT = 1000;
+const parsedAnswers = new Map<string, Determination>();
+
+/**
+ * A snapshot's answer, parsed once: a snapshot never changes, so its parse is kept (least recently
+ * used dropped first) under its id and hash, and a dashboard does not re-read every site's JSON.
+ * The one who reads it must not change it.
+ */
+export function answerOfSnapshot(snapshot: DeterminationSnapshot): Determination {
+  const key = `${snapshot.id}:${snapshot.sha256}`;
+  let answer = parsedAnswers.get(key);
+  if (answer) parsedAnswers.delete(key);
+  else answer = answerOf(snapshot.answerJson);
+  parsedAnswers.set(key, answer);
+  if (parsedAnswers.size > ANSWERS_KEPT) parsedAnswers.delete(parsedAnswers.keys().next().value!);
+  return answer;
 }
 
 /** yyyy-mm-dd of the gateway's clock (UTC). */
@@ -50,7 +69,7 @@ export async function siteRecords(sites: SitesClient, req: SignedIn, siteId: str
     sites.listCorrectiveActions({ ...w, filter: CorrectiveActionFilter.UNSPECIFIED }),
     sites.listRainEvents(w),
   ]);
-  return { site: site!, snapshot: det.determination!, determination: answerOf(det.determination!.answerJson), plans, inspections, correctiveActions, rainEvents };
+  return { site: site!, snapshot: det.determination!, determination: answerOfSnapshot(det.determination!), plans, inspections, correctiveActions, rainEvents };
 }
 
 export function scheduleOf(determination: Determination, inspections: readonly Inspection[], rain: readonly { occurredOn: string; inches: number }[], today: string, frequency?: InspectionFrequency): Schedule {

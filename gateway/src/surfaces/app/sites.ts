@@ -2,7 +2,7 @@
 // form (name, where it is, the operator, and the SiteInput fields under document 1's names, read
 // by the same parser as POST /api/v1/determine), and a site's page.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { CorrectiveActionFilter, CorrectiveActionStatus } from "@permits/proto/sites/v1/sites";
+import { CorrectiveActionStatus } from "@permits/proto/sites/v1/sites";
 import { Plan } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { parseSite } from "../stormwater/routes.js";
@@ -10,7 +10,7 @@ import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
-import { answerBytes, answerOf, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
+import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
@@ -69,16 +69,13 @@ export function dashboard(deps: AppDeps) {
   return async (req: AppRequest, reply: FastifyReply) => {
     const r = req as SignedIn;
     const today = todayOf(deps);
-    const list = (await sites.listSites(who(r))).sites;
-    const rows = await Promise.all(
-      list.map(async (s) => {
-        const w = { ...who(r), siteId: s.id };
-        const [det, { inspections }, { rainEvents }, { correctiveActions }] = await Promise.all([sites.getDetermination(w), sites.listInspections(w), sites.listRainEvents(w), sites.listCorrectiveActions({ ...w, filter: CorrectiveActionFilter.OVERDUE, asOf: today })]);
-        const schedule = scheduleOf(answerOf(det.determination!.answerJson), inspections, rainEvents, today, s.details?.inspectionFrequency);
-        const due = schedule.nextRoutine.due;
-        return { s, due, overdue: schedule.overdue.length + correctiveActions.length };
-      }),
-    );
+    // One call for every site and its records; the schedules are worked out here.
+    const list = (await sites.listSitesForDashboard({ ...who(r), asOf: today })).sites;
+    const rows = list.map(({ site, determination, signedInspections, rainEvents, overdueCorrectiveActions }) => {
+      const s = site!;
+      const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
+      return { s, due: schedule?.nextRoutine.due, overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
+    });
     rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
     const plan = r.appSession.plan === Plan.SCALE ? "Scale" : "Pro";
     const body = html`<h1>Your sites</h1>

@@ -12,7 +12,7 @@ import { Check, checkCaller, checkSiteDetails, LIMITS } from "../validate.js";
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createSite" | "getSite" | "listSites" | "updateSite" | "closeSite" | "saveDetermination" | "getDetermination">;
 
 /** The most sites one list answers (newest first); an account with more pages by closing old ones. */
-const MAX_LISTED = 1000;
+export const MAX_LISTED = 1000;
 
 interface ParsedAnswer {
   value: unknown;
