@@ -6,6 +6,7 @@ import net from "node:net";
 import { once } from "node:events";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { SERVICES, urlVariable } from "@permits/gateway/services";
 import { ensureBuilt, freePort, ROOT } from "./support/processes.js";
 
 beforeAll(() => ensureBuilt(), 120_000);
@@ -117,10 +118,11 @@ describe("heap growth by role (HEAP_GROWING_PERCENT)", () => {
   }, 30_000);
 
   it("bounds the embedded gateway's, and leaves it to V8 where every service is remote", async () => {
-    const remote = { STORMWATER_URL: "http://127.0.0.1:1", NWP_URL: "http://127.0.0.1:1", ENTITLEMENT_URL: "http://127.0.0.1:1", RATELIMIT_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: "test-gateway-token-0123456789" };
+    // Every service of the gateway's list named remote (the list grows: sites joined it).
+    const remote = { ...Object.fromEntries(SERVICES.map((s) => [urlVariable(s.name), "http://127.0.0.1:1"])), GATEWAY_TOKEN: "test-gateway-token-0123456789" };
     const [embedded, partlyRemote, allRemote, allRemoteSet] = await Promise.all([
       flagsSetBy("gateway/dist/main.js", {}),
-      flagsSetBy("gateway/dist/main.js", { NWP_URL: remote.NWP_URL, GATEWAY_TOKEN: remote.GATEWAY_TOKEN }),
+      flagsSetBy("gateway/dist/main.js", { NWP_URL: "http://127.0.0.1:1", GATEWAY_TOKEN: remote.GATEWAY_TOKEN }),
       flagsSetBy("gateway/dist/main.js", remote),
       flagsSetBy("gateway/dist/main.js", { ...remote, HEAP_GROWING_PERCENT: "100" }),
     ]);
