@@ -21,6 +21,11 @@ export function basisOf(b: BasisWord): Basis {
   return BASIS[b];
 }
 
+/** The word for a protobuf basis; an unset or unknown one reads as unsourced, the weakest. */
+export function basisWordOf(b: Basis | undefined): BasisWord {
+  return BASIS_WORDS.find((w) => BASIS[w] === b) ?? "unsourced";
+}
+
 /** The weaker of two bases (further down BASIS_WORDS): what a fact built on both rests on. */
 export function weakerBasis(a: BasisWord, b: BasisWord): BasisWord {
   return BASIS_WORDS.indexOf(a) >= BASIS_WORDS.indexOf(b) ? a : b;

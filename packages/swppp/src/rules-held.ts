@@ -8,6 +8,7 @@
 // table does not list for the id, or a number under an id the table lacks.
 import { Basis, Confidence, type Citation } from "@permits/proto/common/v1/common";
 import type { Determination, Requirement } from "@permits/proto/stormwater/v1/stormwater";
+import { basisWordOf } from "@permits/rules";
 
 /** The units the schedule counts in; other ids carry the dataset's own phrase for display. */
 export type Unit = "calendar days" | "days" | "hours" | "calendar month" | "years" | "inches of rain" | (string & {});
@@ -73,19 +74,6 @@ export interface Cited {
   checkedOn: string | null;
 }
 
-const BASIS_WORD: Record<number, string> = {
-  [Basis.OFFICIAL_TEXT]: "official-text",
-  [Basis.AGENCY_FORM]: "agency-form",
-  [Basis.PRIOR_EDITION]: "prior-edition",
-  [Basis.AGENCY_PAGE]: "agency-page",
-  [Basis.SECONDARY]: "secondary",
-  [Basis.UNSOURCED]: "unsourced",
-};
-
-/** The public word for a basis (anything unknown reads as unsourced, the weakest). */
-export function basisWord(b: Basis | undefined): string {
-  return (b !== undefined && BASIS_WORD[b]) || "unsourced";
-}
 
 export function cited(c: Citation | undefined): Cited {
   return {
@@ -94,7 +82,7 @@ export function cited(c: Citation | undefined): Cited {
     quote: c?.quote ?? null,
     // Anything not stated as verified is shown as Unverified.
     confidence: c?.confidence === Confidence.VERIFIED ? "verified" : "unverified",
-    basis: basisWord(c?.basis),
+    basis: basisWordOf(c?.basis),
     checkedOn: c?.checkedOn ?? null,
   };
 }

@@ -4,7 +4,8 @@
 import { Confidence, type Citation } from "@permits/proto/common/v1/common";
 import { Coverage, CredentialGate, RequirementKind, ScreenStatus, type CredentialResult, type Determination } from "@permits/proto/stormwater/v1/stormwater";
 import { assertDate } from "../dates.js";
-import { authorityOf, basisWord, cited, heldRules, valueWords, type Authority, type Cited, type HeldRule } from "../rules-held.js";
+import { authorityOf, cited, heldRules, valueWords, type Authority, type Cited, type HeldRule } from "../rules-held.js";
+import { basisWordOf } from "@permits/rules";
 import { NOTICES, UNVERIFIED, VERIFIED, blank, citationLine, say } from "../texts.js";
 import type { Block, PlanModel, PlanSection } from "./model-types.js";
 import { BLANKS, HEADINGS, plan } from "./words.js";
@@ -96,12 +97,12 @@ function stepCitation(d: Determination, step: string): Citation | undefined {
 function permitCited(d: Determination): Cited | null {
   const p = d.permit;
   if (!p) return null;
-  return { ...cited(undefined), sourceCitation: "", sourceUrl: p.permitUrl ?? "", confidence: p.confidence === Confidence.VERIFIED ? "verified" : "unverified", basis: basisWord(p.basis) };
+  return { ...cited(undefined), sourceCitation: "", sourceUrl: p.permitUrl ?? "", confidence: p.confidence === Confidence.VERIFIED ? "verified" : "unverified", basis: basisWordOf(p.basis) };
 }
 
 function credentialCited(d: Determination, c: CredentialResult | null | undefined): Cited {
   const src = c ?? d.jurisdiction?.credential;
-  return { ...cited(undefined), sourceCitation: src?.sourceCitation || "Not verified", sourceUrl: src?.sourceUrl ?? "", confidence: src?.confidence === Confidence.VERIFIED ? "verified" : "unverified", basis: basisWord(src?.basis), checkedOn: src?.checkedOn ?? null };
+  return { ...cited(undefined), sourceCitation: src?.sourceCitation || "Not verified", sourceUrl: src?.sourceUrl ?? "", confidence: src?.confidence === Confidence.VERIFIED ? "verified" : "unverified", basis: basisWordOf(src?.basis), checkedOn: src?.checkedOn ?? null };
 }
 
 /** The draft banner: from the credential answer where given, else from the determination's gate (gated or conditional, not ruled out). */
