@@ -222,9 +222,27 @@ function guards(kind: DatabaseKind): Migration {
   };
 }
 
+/** The outbox (events/outbox.ts). Not a retained record: no guards; a site's purge removes its events. */
+const events: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("site_events")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("site_id", "text", (c) => c.notNull())
+      .addColumn("type", "text", (c) => c.notNull())
+      .addColumn("dedup_key", "text", (c) => c.notNull().unique())
+      .addColumn("data_json", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("site_events_by_account").on("site_events").columns(["account_id", "created_at"]).execute();
+    await db.schema.createIndex("site_events_by_site").on("site_events").column("site_id").execute();
+  },
+};
+
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind) };
+  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -122,6 +122,20 @@ export interface AuditEventRow {
   hash: string;
 }
 
+/** The outbox (events/outbox.ts): one row per condition a customer may be told about. */
+export interface SiteEventRow {
+  /** `evt_…`: the webhook-id of every delivery of this event. */
+  id: string;
+  account_id: string;
+  /** Empty for an account-wide event. */
+  site_id: string;
+  type: string;
+  /** Unique: one event per reported condition. */
+  dedup_key: string;
+  data_json: string;
+  created_at: string;
+}
+
 export interface SitesTables {
   sites: SiteRow;
   determinations: DeterminationRow;
@@ -132,6 +146,7 @@ export interface SitesTables {
   corrective_action_events: CorrectiveActionEventRow;
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
+  site_events: SiteEventRow;
 }
 
 export type SitesDb = Kysely<SitesTables>;
