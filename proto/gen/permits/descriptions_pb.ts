@@ -374,6 +374,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.sites.v1.CloseSiteRequest.actor": "Who makes the change.",
   "permits.sites.v1.CloseSiteRequest.site_id": "The site's id.",
   "permits.sites.v1.CloseSiteRequest.closed_on": "The notice-of-termination date (yyyy-mm-dd), not after today.",
+  "permits.sites.v1.CloseSiteRequest.preview": "When true, the date is checked and the site is answered as it would be closed (with its retention), and nothing is changed: the app shows it before the operator confirms.",
   "permits.sites.v1.CloseSiteResponse.site": "The closed site, with its retention.",
   "permits.sites.v1.DeterminationSnapshot.id": "The snapshot's id.",
   "permits.sites.v1.DeterminationSnapshot.site_id": "The site it belongs to.",

@@ -141,5 +141,9 @@ eachDatabase((h) => {
     ]);
     const bad = await failure(h().client.addRainEvent({ ...scoped(siteId), occurredOn: "2026-13-01", inches: 51, measuredBy: "" }));
     expect(badRequestOf(bad)!.violations.map((v) => v.field)).toEqual(["occurredOn", "inches", "measuredBy"]);
+    // Rain not fallen yet (a forecast) is refused: it would set a storm inspection due for no storm.
+    const tomorrow = await failure(h().client.addRainEvent({ ...scoped(siteId), occurredOn: "2026-11-29", inches: 1, measuredBy: "forecast" }));
+    expect(badRequestOf(tomorrow)!.violations).toMatchObject([{ field: "occurredOn", description: "The rain date (2026-11-29) must not be after today (2026-11-28)." }]);
+    expect((await h().client.listRainEvents(scoped(siteId))).rainEvents).toHaveLength(2);
   });
 });

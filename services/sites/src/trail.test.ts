@@ -97,7 +97,7 @@ eachDatabase((h) => {
   it("closes a site: three years after the close date, read-only, deletion refused", async () => {
     const siteId = await fullSite();
     const early = await failure(h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-29" }));
-    expect(early.rawMessage).toBe("closedOn (2026-11-29) must not be after today (2026-11-28)");
+    expect(early.rawMessage).toBe("The close date (2026-11-29) must not be after today (2026-11-28).");
     const { site } = await h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-28" });
     expect(site!.closedOn).toBe("2026-11-28");
     expect(site!.retention).toMatchObject({ retainUntil: "2029-11-28", requirementId: "" });
@@ -120,6 +120,20 @@ eachDatabase((h) => {
     expect((await h().client.getSite(scoped(siteId))).site!.id).toBe(siteId);
   });
 
+  it("previews a close: the retention it would have, from the same checks, and nothing changed", async () => {
+    const siteId = await fullSite();
+    const before = (await h().client.listAuditEvents(scoped(siteId))).events.length;
+    const { site } = await h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-28", preview: true });
+    expect([site!.closedOn, site!.retention?.retainUntil]).toEqual(["2026-11-28", "2029-11-28"]);
+    expect(site!.retention!.basis).toMatch(/^Kept three years after the close date 2026-11-28/);
+    const stored = (await h().client.getSite(scoped(siteId))).site!;
+    expect([stored.closedOn, stored.retention]).toEqual([undefined, undefined]);
+    expect((await h().client.listAuditEvents(scoped(siteId))).events).toHaveLength(before);
+    expect((await failure(h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-29", preview: true }))).rawMessage).toBe("The close date (2026-11-29) must not be after today (2026-11-28).");
+    await h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-28" });
+    expect(await codeOf(h().client.closeSite({ ...scoped(siteId), closedOn: "2026-11-28", preview: true }))).toBe(Code.FailedPrecondition);
+  });
+
   it("keeps a site's records longer when its permit asks, and says on what basis", async () => {
     h().clock.set(Date.parse("2025-04-01T10:00:00Z"));
     const siteId = await newSite(h());
@@ -133,7 +147,7 @@ eachDatabase((h) => {
     const equal = await newSite(h());
     await h().client.saveDetermination({ ...scoped(equal), answerJson: answer({ id: "retention.swppp", years: 3, unit: "years after termination" }) });
     const before = await failure(h().client.closeSite({ ...scoped(equal), closedOn: "2026-11-01" }));
-    expect(before.rawMessage).toBe("closedOn (2026-11-01) must not be before the site was created (2026-11-28)");
+    expect(before.rawMessage).toBe("The close date (2026-11-01) must not be before the day the site was entered (2026-11-28).");
     const closed = (await h().client.closeSite({ ...scoped(equal), closedOn: "2026-11-28" })).site!;
     expect(closed.retention).toMatchObject({ retainUntil: "2029-11-28", requirementId: "" });
     expect(closed.retention!.basis).toContain('the site\'s permit (Construction Stormwater General Permit) states 3 years too ("Record retention", retention.swppp, held as unverified)');

@@ -18,6 +18,13 @@ function optionsOf(d: Determination) {
   return d.requirements.filter((r) => OPTION.test(r.id));
 }
 
+/** The frequency chosen, if the answer still offers it (a site edited onto another permit chooses again). */
+export function frequencyStillOffered(d: Determination, current: InspectionFrequency | undefined): InspectionFrequency | undefined {
+  const options = optionsOf(d).map((o) => o.id);
+  if (current?.optionId) return options.includes(current.optionId) ? current : undefined;
+  return current?.everyDays !== undefined && options.length === 0 ? current : undefined;
+}
+
 export function frequencyForm(siteId: string, d: Determination, current: InspectionFrequency | undefined, token: string, writable: boolean): Html {
   if (!writable) return html``;
   const options = optionsOf(d);

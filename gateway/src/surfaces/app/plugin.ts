@@ -20,6 +20,9 @@ import { planRoutes } from "./plans.js";
 import { inspectionRoutes } from "./inspections.js";
 import { recordRoutes } from "./records.js";
 import { frequencyRoutes } from "./frequency.js";
+import { rainRoutes } from "./rain.js";
+import { siteEditRoutes } from "./site-edit.js";
+import { siteCloseRoutes } from "./site-close.js";
 
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -66,4 +69,7 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   inspectionRoutes(app, deps);
   recordRoutes(app, deps);
   frequencyRoutes(app, deps);
+  rainRoutes(app, deps);
+  siteEditRoutes(app, deps);
+  siteCloseRoutes(app, deps);
 };

@@ -5,64 +5,22 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { CorrectiveActionStatus } from "@permits/proto/sites/v1/sites";
 import { Plan } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
-import { parseSite } from "../stormwater/routes.js";
 import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
-import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
+import { csrfField, type FieldErrors } from "./form.js";
+import { determineSite, readSiteForm, refusedOr, siteForm, type SiteFormView } from "./site-form.js";
 import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
 import { frequencyForm } from "./frequency.js";
+import { rainSection } from "./rain.js";
+import { closedNotice } from "./site-pages.js";
 
 const HTML = "text/html; charset=utf-8";
-/** The SiteInput fields the form carries, under document 1's names. */
-const SITE_INPUT_FIELDS = ["state", "activity", "acres", "maxDisturbedAcresAtOneTime", "partOfLargerPlan", "dischargesToImpairedWater", "dischargesToTier2Water", "aridClimate", "onTribalLand", "federalFacility", "startDate", "endDate"] as const;
-const TRI_STATE = [["", "Not checked yet"], ["yes", "Yes"], ["no", "No"]] as const;
 
-function newSiteForm(token: string, values: Record<string, string>, errors?: FieldErrors): Html {
-  return html`<h1>Add a site</h1>
-${errorSummary(errors)}
-<form method="post" action="/app/sites" novalidate>
-${csrfField(token)}
-<fieldset><legend>The site</legend>
-${input({ name: "name", label: "Site name", hint: "What you call it, e.g. Maple Street subdivision, phase 2.", required: true, maxlength: 200 }, values, errors)}
-${input({ name: "address", label: "Address or directions to the site", required: true, maxlength: 500 }, values, errors)}
-${input({ name: "operator_name", label: "Operator", hint: "The company or person in control of the work (it goes in the plan).", required: true, maxlength: 200 }, values, errors)}
-</fieldset>
-<fieldset><legend>What the permit answer needs</legend>
-${input({ name: "state", label: "State (two letters, e.g. TX)", required: true, maxlength: 2 }, values, errors)}
-${select({ name: "activity", label: "Activity", required: true, options: [["", "Choose one"], ["construction", "Construction"], ["industrial", "Industrial"]] }, values, errors)}
-${input({ name: "acres", label: "Total acres disturbed over the whole project", type: "number", step: "any", required: true }, values, errors)}
-${input({ name: "maxDisturbedAcresAtOneTime", label: "Most acres open at any one time", hint: "Leave blank if the whole site is open at once.", type: "number", step: "any" }, values, errors)}
-${checkbox({ name: "partOfLargerPlan", label: "Part of a larger common plan of development or sale" }, values, errors)}
-${select({ name: "dischargesToImpairedWater", label: "Does it drain to a water impaired for sediment or nutrients?", options: TRI_STATE }, values, errors)}
-${select({ name: "dischargesToTier2Water", label: "Does it drain to a Tier 2, 2.5 or 3 water?", options: TRI_STATE }, values, errors)}
-${checkbox({ name: "aridClimate", label: "Arid, semi-arid or drought-stricken area" }, values, errors)}
-${checkbox({ name: "onTribalLand", label: "On tribal land (Indian country)" }, values, errors)}
-${checkbox({ name: "federalFacility", label: "A federal facility" }, values, errors)}
-${input({ name: "startDate", label: "Start date", type: "date" }, values, errors)}
-${input({ name: "endDate", label: "End date", type: "date" }, values, errors)}
-</fieldset>
-<p><button type="submit">Add the site</button></p>
-</form>`;
-}
-
-/** The SiteInput of the form: only document 1's fields, as query text (the tri-state "" = not stated). */
-function siteInputOf(form: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of SITE_INPUT_FIELDS) if (form[k] !== undefined) out[k] = form[k];
-  return out;
-}
-
-const formName = (field: string) => {
-  const f = field.replace(/^(details\.input\.|details\.|site\.)/, "");
-  if (f === "disturbedAcres") return "acres";
-  if (f === "location" || f === "location.address") return "address";
-  if (f.startsWith("operator")) return "operator_name";
-  return f;
-};
+const NEW_SITE: SiteFormView = { heading: "Add a site", action: "/app/sites", submit: "Add the site", cancel: { href: "/app", words: "Cancel" } };
 
 export function dashboard(deps: AppDeps) {
   const { sites } = deps.clients;
@@ -89,48 +47,25 @@ ${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">
 }
 
 export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const { sites, stormwater } = deps.clients;
+  const { sites } = deps.clients;
 
   app.get("/app/sites/new", { preHandler: requireWritable }, async (req, reply) => {
-    return reply.type(HTML).send(page(chromeOf(req as SignedIn, reply.generateCsrf(), "Add a site"), newSiteForm(reply.generateCsrf(), {})));
+    return reply.type(HTML).send(page(chromeOf(req as SignedIn, reply.generateCsrf(), "Add a site"), siteForm(NEW_SITE, reply.generateCsrf(), {})));
   });
 
   app.post("/app/sites", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
     const r = req as SignedIn;
     const form = formOf(req);
-    const refuse = (errors: FieldErrors) => reply.code(400).type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Add a site"), newSiteForm(reply.generateCsrf(), form, errors)));
-    const errors: FieldErrors = new Map();
-    const name = (form.name ?? "").trim();
-    const address = (form.address ?? "").trim();
-    const operator = (form.operator_name ?? "").trim();
-    if (!name) errors.set("name", ["Give the site a name."]);
-    if (!address) errors.set("address", ["Give the address, or directions that find the site."]);
-    if (!operator) errors.set("operator_name", ["Name the operator."]);
-    let site;
-    try {
-      site = parseSite(siteInputOf(form), "query");
-    } catch (err) {
-      for (const [k, v] of fieldErrorsOf(err, formName) ?? []) errors.set(k, v);
-    }
-    if (errors.size || !site) return refuse(errors);
-    let determination;
-    try {
-      determination = (await stormwater.determine({ site })).determination!;
-    } catch (err) {
-      const found = fieldErrorsOf(err, formName);
-      if (found) return refuse(found);
-      throw err;
-    }
-    let created;
-    try {
-      created = (await sites.createSite({ ...who(r), details: { name, input: site, location: { address }, operator: { name: operator, role: "operator" }, contacts: [] } })).site!;
-    } catch (err) {
-      const found = fieldErrorsOf(err, formName);
-      if (found) return refuse(found);
-      throw err;
-    }
-    await sites.saveDetermination({ ...who(r), siteId: created.id, answerJson: answerBytes(determination) });
-    return reply.code(303).header("location", `/app/sites/${created.id}`).send();
+    const refuse = (errors: FieldErrors) => reply.code(400).type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Add a site"), siteForm(NEW_SITE, reply.generateCsrf(), form, errors)));
+    const read = readSiteForm(form);
+    if ("errors" in read) return refuse(read.errors);
+    const { site } = read;
+    const determination = await determineSite(deps, site);
+    if ("errors" in determination) return refuse(determination.errors);
+    const created = await refusedOr(async () => (await sites.createSite({ ...who(r), details: { name: site.name, input: site.input, location: { address: site.address }, operator: { name: site.operator, role: "operator" }, contacts: [] } })).site!);
+    if ("errors" in created) return refuse(created.errors);
+    await sites.saveDetermination({ ...who(r), siteId: created.ok.id, answerJson: answerBytes(determination.ok) });
+    return reply.code(303).header("location", `/app/sites/${created.ok.id}`).send();
   });
 
   app.get("/app/sites/:id", { preHandler: requireSession }, async (req, reply) => {
@@ -142,19 +77,30 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const d = rec.site.details!;
     const writable = !r.appSession.readOnly && !rec.site.closedOn;
     const open = rec.correctiveActions.filter((c) => c.status === CorrectiveActionStatus.OPEN);
+    const latestPlan = rec.plans.reduce<(typeof rec.plans)[number] | undefined>((a, p) => (a && a.version > p.version ? a : p), undefined);
     const plans = rec.plans.length
-      ? html`<ul>${rec.plans.map((p) => html`<li>Version ${p.version}, made ${p.createdAt.slice(0, 10)}: <a href="/app/sites/${id}/plans/${p.version}.docx">Word (.docx)</a> · <a href="/app/sites/${id}/plans/${p.version}.pdf">PDF</a></li>`)}</ul>`
+      ? html`<ul>${rec.plans.map((p) => html`<li>Version ${p.version}, made <span class="date">${p.createdAt.slice(0, 10)}</span>: <a href="/app/sites/${id}/plans/${p.version}.docx">Word (.docx)</a> · <a href="/app/sites/${id}/plans/${p.version}.pdf">PDF</a></li>`)}</ul>`
       : html`<p>No plan document yet.</p>`;
+    // A plan made from an earlier answer (the site was edited since, or the permit data changed) is said to be behind.
+    const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? " Make a new plan version so the plan follows the current answer." : ""}</p>` : "";
+    const schedule = scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
+    const actions = writable
+      ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a> <a class="button secondary" href="/app/sites/${id}/edit">Edit the site</a> <a class="button secondary" href="/app/sites/${id}/close">Close the site</a></p>`
+      : "";
     const body = html`<h1>${d.name}</h1>
-<p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${rec.site.closedOn ? html`<br><strong>Closed on ${rec.site.closedOn}.</strong> ${rec.site.retention?.basis ?? ""}` : ""}</p>
-${determinationView(rec.determination)}
-${scheduleView(scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
+<p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}</p>
+${closedNotice(rec.site)}
+${actions}
+${scheduleView(schedule)}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
+${inspectionsView(id, rec.inspections, open, token, writable, today)}
+${rainSection(id, rec.rainEvents, schedule, writable)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
 ${plans}
+${planBehind}
 ${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">Make a new plan version</button></form>` : ""}</section>
-${inspectionsView(id, rec.inspections, open, token, writable, today)}
+${determinationView(rec.determination)}
 <section aria-labelledby="exports"><h2 id="exports">Records for an inspector</h2>
 <p>The inspection and corrective-action logs: <a href="/app/sites/${id}/records.csv">spreadsheet (.csv)</a> · <a href="/app/sites/${id}/records.pdf">PDF</a> · <a href="/app/sites/${id}/records.zip">everything (.zip, with a list of file fingerprints to check nothing was changed)</a></p></section>`;
     return reply.type(HTML).send(page(chromeOf(r, token, d.name), body));

@@ -22,6 +22,8 @@ blockquote.notice{margin:.75rem 0}
 .verified{color:#1d5e20;font-weight:600}
 .overdue{color:#a00000;font-weight:700}
 .muted{color:#555}
+.date{white-space:nowrap}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 form.inline{display:inline;margin:0}
 button,.button{font:inherit;font-size:1rem;padding:.55rem 1rem;border:1px solid #0b3d5c;background:#0b3d5c;color:#fff;border-radius:4px;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:none;padding:0;text-decoration:underline;cursor:pointer}

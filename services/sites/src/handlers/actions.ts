@@ -3,10 +3,10 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { CorrectiveActionFilter, type SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, ViolationReason } from "@permits/rules";
-import { changeSite, checkScoped, failedPrecondition, newId, notFound, readSite, type SitesContext, type Trx } from "../context.js";
+import { changeSite, checkScoped, failedPrecondition, newId, notFound, readSite, type SitesContext, today, type Trx } from "../context.js";
 import { toCorrectiveAction, toRainEvent } from "../convert.js";
 import type { CorrectiveActionRow, SiteRow } from "../db/schema.js";
-import { LIMITS } from "../validate.js";
+import { Check, LIMITS } from "../validate.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "openCorrectiveAction" | "addCorrectiveActionEvent" | "completeCorrectiveAction" | "listCorrectiveActions" | "addRainEvent" | "listRainEvents">;
 
@@ -92,6 +92,8 @@ export function actionHandlers(ctx: SitesContext): Handlers {
     async addRainEvent(req) {
       checkScoped(req, (c) => c.date("occurredOn", req.occurredOn).number("inches", req.inches, 0, LIMITS.maxInches).required("measuredBy", req.measuredBy, LIMITS.shortText));
       return changeSite(ctx, req, async (trx, site, at) => {
+        // Rain is entered once it has fallen: a forecast would set a storm inspection due that no storm called for.
+        if (req.occurredOn > today(ctx)) new Check().add("occurredOn", `The rain date (${req.occurredOn}) must not be after today (${today(ctx)}).`).done();
         const row = { id: newId("rain"), site_id: site.id, occurred_on: req.occurredOn, inches: req.inches, measured_by: req.measuredBy.trim(), recorded_by: req.actor, recorded_at: at };
         await trx.insertInto("rain_events").values(row).execute();
         return { result: { rainEvent: toRainEvent(row) }, audit: { action: "rain.recorded", subjectId: row.id, detail: { occurredOn: row.occurred_on, inches: row.inches, measuredBy: row.measured_by } } };

@@ -3,9 +3,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import { appendAudit, sha256Hex } from "../audit.js";
-import { changeSite, checkScoped, guard, newId, readSite, type SitesContext, timestamp, today } from "../context.js";
+import { changeSite, checkScoped, failedPrecondition, guard, newId, readSite, type SitesContext, timestamp, today, type Trx } from "../context.js";
 import { detailsJson, toDetermination, toSite } from "../convert.js";
-import type { SiteRow } from "../db/schema.js";
+import type { SiteRow, SitesDb } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
 import { Check, checkCaller, checkSiteDetails, LIMITS } from "../validate.js";
 
@@ -40,6 +40,22 @@ function parseAnswer(bytes: Uint8Array): ParsedAnswer {
   const permit = o.permit ?? null;
   if (permit !== null && (typeof permit !== "object" || !text(permit.id) || !text(permit.version))) throw bad("answerJson's permit must have an id and a version");
   return { value, datasetVersion: o.datasetVersion as string, permitId: (permit?.id as string) ?? "", permitVersion: (permit?.version as string) ?? "", permitName: text(permit?.name) ? (permit!.name as string) : "" };
+}
+
+/**
+ * The columns that close an open site on `closedOn`: the date checked against today and the day
+ * the site was entered, and the retention from its latest saved answer. A closed site is refused.
+ */
+async function closure(ctx: SitesContext, q: SitesDb | Trx, site: SiteRow, closedOn: string, at: string) {
+  if (site.closed_on !== null) throw failedPrecondition(`the site was closed on ${site.closed_on}: its records are kept read-only until ${site.retain_until}`);
+  const c = new Check();
+  if (closedOn > today(ctx)) c.add("closedOn", `The close date (${closedOn}) must not be after today (${today(ctx)}).`);
+  if (closedOn < site.created_at.slice(0, 10)) c.add("closedOn", `The close date (${closedOn}) must not be before the day the site was entered (${site.created_at.slice(0, 10)}).`);
+  c.done();
+  const latest = await q.selectFrom("determinations").select(["answer_json"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+  const answer = latest ? parseAnswer(new Uint8Array(latest.answer_json)) : undefined;
+  const r = retentionFor(closedOn, answer?.value, answer?.permitName ?? "");
+  return { closed_on: closedOn, retain_until: r.retainUntil, retention_basis: r.basis, retention_requirement_id: r.requirementId, updated_at: at };
 }
 
 export function siteHandlers(ctx: SitesContext): Handlers {
@@ -94,17 +110,12 @@ export function siteHandlers(ctx: SitesContext): Handlers {
 
     async closeSite(req) {
       checkScoped(req, (c) => c.date("closedOn", req.closedOn));
+      // A preview answers the site as it would be closed from the same rules, and writes nothing.
+      if (req.preview) return readSite(ctx, req, async (site) => ({ site: toSite({ ...site, ...(await closure(ctx, db, site, req.closedOn, site.updated_at)) }) }));
       return changeSite(ctx, req, async (trx, site, at) => {
-        const c = new Check();
-        if (req.closedOn > today(ctx)) c.add("closedOn", `closedOn (${req.closedOn}) must not be after today (${today(ctx)})`);
-        if (req.closedOn < site.created_at.slice(0, 10)) c.add("closedOn", `closedOn (${req.closedOn}) must not be before the site was created (${site.created_at.slice(0, 10)})`);
-        c.done();
-        const latest = await trx.selectFrom("determinations").select(["answer_json"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
-        const answer = latest ? parseAnswer(new Uint8Array(latest.answer_json)) : undefined;
-        const r = retentionFor(req.closedOn, answer?.value, answer?.permitName ?? "");
-        const next = { closed_on: req.closedOn, retain_until: r.retainUntil, retention_basis: r.basis, retention_requirement_id: r.requirementId, updated_at: at };
+        const next = await closure(ctx, trx, site, req.closedOn, at);
         await trx.updateTable("sites").set(next).where("id", "=", site.id).execute();
-        return { result: { site: toSite({ ...site, ...next }) }, audit: { action: "site.closed", subjectId: site.id, detail: { closedOn: req.closedOn, retainUntil: r.retainUntil, basis: r.basis } } };
+        return { result: { site: toSite({ ...site, ...next }) }, audit: { action: "site.closed", subjectId: site.id, detail: { closedOn: req.closedOn, retainUntil: next.retain_until, basis: next.retention_basis } } };
       });
     },
 

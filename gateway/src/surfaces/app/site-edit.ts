@@ -1,0 +1,67 @@
+// Editing a site: GET /app/sites/{id}/edit is the site form filled with what is stored; POST
+// /app/sites/{id} reads it with the same parser as a new site, works the permit answer out again
+// and saves it as a new determination snapshot. The earlier snapshot stays as it was (the sites
+// service keeps every one), with the plan versions made from it.
+import type { FastifyInstance } from "fastify";
+import type { Site } from "@permits/proto/sites/v1/sites";
+import type { AppDeps } from "../../deps.js";
+import { html } from "./html.js";
+import { formOf, requireWritable, type SignedIn } from "./context.js";
+import type { FieldErrors } from "./form.js";
+import { determineSite, formValuesOf, readSiteForm, refusedOr, siteForm, type SiteFormView } from "./site-form.js";
+import { frequencyStillOffered } from "./frequency.js";
+import { backLink, sendClosed, sendPage } from "./site-pages.js";
+import { answerBytes, who } from "./site-records.js";
+
+function editView(site: Site): SiteFormView {
+  return {
+    heading: `Edit ${site.details!.name}`,
+    action: `/app/sites/${site.id}`,
+    submit: "Save the changes",
+    intro: html`${backLink(site.id, site.details!.name)}<p>Saving works the permit answer out again from these details. The earlier answer is kept as it was, and so are the plan versions made from it: make a new plan version afterwards so the plan follows the new answer.</p>`,
+    cancel: { href: `/app/sites/${site.id}`, words: "Cancel" },
+  };
+}
+
+export function siteEditRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const { sites } = deps.clients;
+
+  app.get("/app/sites/:id/edit", { preHandler: requireWritable }, async (req, reply) => {
+    const r = req as SignedIn;
+    const { id } = req.params as { id: string };
+    const { site } = await sites.getSite({ ...who(r), siteId: id }); // NotFound for another account's site
+    if (site!.closedOn) return sendClosed(r, reply, site!, "Edit the site");
+    return sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site!), token, formValuesOf(site!.details!)));
+  });
+
+  app.post("/app/sites/:id", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+    const r = req as SignedIn;
+    const { id } = req.params as { id: string };
+    const w = { ...who(r), siteId: id };
+    const form = formOf(req);
+    const [{ site }, { determination: snapshot }] = await Promise.all([sites.getSite(w), sites.getDetermination(w)]);
+    if (site!.closedOn) return sendClosed(r, reply, site!, "Edit the site");
+    const refuse = (errors: FieldErrors) => sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site!), token, form, errors), 400);
+    const read = readSiteForm(form);
+    if ("errors" in read) return refuse(read.errors);
+    const determined = await determineSite(deps, read.site);
+    if ("errors" in determined) return refuse(determined.errors);
+    const old = site!.details!;
+    const location = old.location;
+    const operator = old.operator;
+    const details = {
+      contacts: old.contacts,
+      name: read.site.name,
+      input: read.site.input,
+      location: { address: read.site.address, latitude: location?.latitude, longitude: location?.longitude },
+      operator: { name: read.site.operator, role: operator?.role || "operator", company: operator?.company, email: operator?.email, phone: operator?.phone },
+      inspectionFrequency: frequencyStillOffered(determined.ok, old.inspectionFrequency),
+    };
+    const updated = await refusedOr(() => sites.updateSite({ ...w, details }));
+    if ("errors" in updated) return refuse(updated.errors);
+    // A new snapshot only when the answer differs: the one kept already is this answer, byte for byte.
+    const bytes = answerBytes(determined.ok);
+    if (Buffer.compare(Buffer.from(bytes), Buffer.from(snapshot!.answerJson)) !== 0) await sites.saveDetermination({ ...w, answerJson: bytes });
+    return reply.code(303).header("location", `/app/sites/${id}`).send();
+  });
+}

@@ -1,0 +1,28 @@
+// What the pages about one site share: the link back to it, sending a page, and the refusal of a
+// form on a closed site (a closed site cannot change; the sites service refuses too).
+import type { FastifyReply } from "fastify";
+import type { Site } from "@permits/proto/sites/v1/sites";
+import { html, type Html } from "./html.js";
+import { chromeOf, page } from "./layout.js";
+import type { SignedIn } from "./context.js";
+
+export function backLink(siteId: string, name: string): Html {
+  return html`<p><a href="/app/sites/${siteId}">← ${name}</a></p>`;
+}
+
+export function sendPage(r: SignedIn, reply: FastifyReply, title: string, body: (token: string) => Html, status = 200) {
+  const token = reply.generateCsrf();
+  return reply.code(status).type("text/html; charset=utf-8").send(page(chromeOf(r, token, title), body(token)));
+}
+
+/** The notice on a closed site's pages: since when, until when its records are kept and why. */
+export function closedNotice(site: Site): Html {
+  if (!site.closedOn) return html``;
+  return html`<div class="notice closed" role="note"><p><strong>Closed on ${site.closedOn}</strong> (the date of the notice of termination). A closed site cannot change: nothing can be added, edited or signed, and its records stay readable and exportable.</p>
+<p><strong>Records kept until ${site.retention?.retainUntil ?? "its retention ends"}.</strong> ${site.retention?.basis ?? ""}</p></div>`;
+}
+
+/** A form's page asked for a closed site: why nothing can be changed, and the way back. */
+export function sendClosed(r: SignedIn, reply: FastifyReply, site: Site, title: string) {
+  return sendPage(r, reply, title, () => html`${backLink(site.id, site.details!.name)}<h1>${title}</h1>${closedNotice(site)}`, 409);
+}
