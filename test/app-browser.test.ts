@@ -1,7 +1,7 @@
 // The app in Debian's chromium (headless, through puppeteer-core), at a phone's width (390 px)
-// and a desktop's (1280 px): sign in, add a site, make and download the plan, record and sign an
-// inspection, try to change the signed one (refused), amend it, close the corrective action and
-// export. Every page is checked with axe-core (no serious or critical violation) and kept as a
+// and a desktop's (1280 px): sign in, add a site, make and download the plan, choose how often to
+// inspect and enter rain, edit the site, record and sign an inspection, try to change the signed
+// one (refused), amend it, close the corrective action, export, and close the site. Every page is checked with axe-core (no serious or critical violation) and kept as a
 // screenshot under test-output/app/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import axeCore from "axe-core";
@@ -107,6 +107,29 @@ describe("the app in chromium", () => {
         const pdf = await download(page, `${siteUrl}/plans/1.pdf`);
         expect([pdf.status, pdf.type, pdf.head]).toEqual([200, "application/pdf", "%PDF-"]);
 
+        // The 14-day frequency, under which rain of the permit's amount calls for an inspection; then the rain.
+        await page.click("input[value='inspection.frequency.option2']");
+        await submit(page, `form[action='${siteUrl}/frequency'] button`);
+        await submit(page, `a[href='${siteUrl}/rain-events/new']`);
+        await check(page, width, "11-rain-form");
+        await page.type("#inches", "0.3");
+        await page.type("#measured_by", "Rain gauge on site");
+        await submit(page, `form[action='${siteUrl}/rain-events'] button`);
+        expect(await page.$eval("#rain + p", (p) => p.textContent)).toMatch(/^Rain of 0\.25 inches or more calls for an extra inspection within 24 hours/);
+        expect(await page.$eval("#schedule", (h) => h.parentElement!.textContent)).toMatch(/Inspection after 0\.3 in\. of rain on \d{4}-\d{2}-\d{2} \(open\)/);
+
+        // Editing: a cleared field is refused beside it; a new acreage is answered again.
+        await submit(page, `a[href='${siteUrl}/edit']`);
+        await check(page, width, "12-edit-site");
+        await page.$eval("#acres", (i) => ((i as HTMLInputElement).value = ""));
+        await submit(page, `form[action='${siteUrl}'] button[type='submit']`);
+        expect(await page.$eval("#acres-error", (e) => e.textContent)).not.toBe("");
+        await check(page, width, "13-edit-errors");
+        await page.type("#acres", "6");
+        await submit(page, `form[action='${siteUrl}'] button[type='submit']`);
+        expect(new URL(page.url()).pathname).toBe(siteUrl);
+        expect(await page.content()).toContain("6 acres disturbed");
+
         await submit(page, `a[href='${siteUrl}/inspections/new']`);
         await page.type("#inspector_name", "Dana Ortiz");
         await page.type("#inspector_title", "Site superintendent");
@@ -167,6 +190,18 @@ describe("the app in chromium", () => {
         }
         await page.goto(`${base}/app`);
         await check(page, width, "10-dashboard");
+
+        // Closing: the date, then what it means (until when the records are kept, and why), then read-only.
+        await page.goto(`${base}${siteUrl}/close`);
+        await check(page, width, "14-close");
+        await submit(page, `form[action='${siteUrl}/close'] button`);
+        expect(await page.content()).toMatch(/The records will be kept until \d{4}-\d{2}-\d{2}\./);
+        await check(page, width, "15-close-confirm");
+        await submit(page, `form[action='${siteUrl}/close'] button`);
+        expect(new URL(page.url()).pathname).toBe(siteUrl);
+        expect(await page.content()).toContain("A closed site cannot change");
+        expect(await page.$$(`a[href='${siteUrl}/edit'], a[href='${siteUrl}/inspections/new'], form[action='${siteUrl}/plans']`)).toHaveLength(0);
+        await check(page, width, "16-site-closed");
       } finally {
         await context.close();
       }

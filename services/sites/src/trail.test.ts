@@ -18,7 +18,8 @@ eachDatabase((h) => {
     await c.addInspectionPhoto({ ...scoped(siteId), inspectionId: inspection.id, content: JPEG, caption: "north fence" });
     await c.signInspection({ ...scoped(siteId), inspectionId: inspection.id, signedBy: "Sam Ito", certification: "I certify under penalty of law." });
     await c.openCorrectiveAction({ ...scoped(siteId), inspectionId: inspection.id, findingId: "f1", description: "Clean the fence", foundOn: "2026-11-20", dueOn: "2026-11-27" });
-    await c.addRainEvent({ ...scoped(siteId), occurredOn: "2026-11-19", inches: 0.4, measuredBy: "on-site rain gauge" });
+    // Rain is entered once fallen: on the clock's day (the purge test runs the clock in 2019).
+    await c.addRainEvent({ ...scoped(siteId), occurredOn: new Date(h().clock.now()).toISOString().slice(0, 10), inches: 0.4, measuredBy: "on-site rain gauge" });
     return siteId;
   }
 
