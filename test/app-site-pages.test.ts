@@ -54,7 +54,11 @@ describe("rain entered by hand", () => {
   it("lists the rain, and a storm inspection falls due when it reaches the permit's amount under the 14-day frequency", async () => {
     const v = await visitor();
     const at = await addSite(v, "Rainy site");
-    expect((await send(v, at, `${at}/frequency`, { option_id: "inspection.frequency.option2" })).statusCode).toBe(303);
+    // Until a frequency is chosen, the schedule points to the form that lists the permit's options, rather than spelling them out twice.
+    const choosing = (await v.get(at)).body;
+    expect(choosing).toContain("Your permit offers more than one inspection frequency: choose the one you follow under \u201cHow often you inspect\u201d below");
+    expect(choosing).toContain("<details open><summary>How often you inspect</summary>");
+    expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.option2" })).statusCode).toBe(303);
     const form = await v.get(`${at}/rain-events/new`);
     expect(form.body).toContain('<input id="occurred_on" name="occurred_on" type="date" value="2026-11-28" required>');
     expect((await v.post(`${at}/rain-events`, { occurred_on: "2026-11-26", inches: "0.1", measured_by: "rain gauge on site" })).headers.location).toBe(`${at}#rain`);
@@ -67,9 +71,11 @@ describe("rain entered by hand", () => {
 
     expect((await send(v, `${at}/rain-events/new`, `${at}/rain-events`, { occurred_on: "2026-11-27", inches: "0.3", measured_by: "NWS station KBOS" })).statusCode).toBe(303);
     page = (await v.get(at)).body;
-    expect(page).toContain("<strong>Inspection after 0.3 in. of rain on 2026-11-27 (open):</strong> 2026-11-28.");
+    expect(page).toContain("<strong>Inspection after 0.3 in. of rain on 2026-11-27 (open):</strong> <span class=\"nowrap\">2026-11-28</span>.");
     // Newest first.
     expect(page.indexOf("NWS station KBOS")).toBeLessThan(page.indexOf("rain gauge on site"));
+    // The dashboard's next inspection is the storm inspection (no routine date yet: no start date, no inspection).
+    expect((await v.get("/app")).body).toContain(`<a href="${at}">Rainy site</a></td><td data-label="Next inspection due"><span class="nowrap">2026-11-28</span></td>`);
   }, 60_000);
 
   it("where the service holds no rain amount for the permit, lists the rain and sets nothing due", async () => {
@@ -173,6 +179,7 @@ describe("closing a site", () => {
     expect(page).toContain("<strong>Records kept until 2029-11-28.</strong>");
     for (const gone of [`${at}/edit`, `${at}/close"`, `${at}/rain-events/new`, `${at}/inspections/new`, `action="${at}/plans"`, `action="${at}/frequency"`]) expect(page).not.toContain(gone);
     expect(page).toContain(`href="${at}/records.zip"`);
+    expect((await v.get("/app")).body).toContain('<span class="muted">None: closed on 2026-11-28.</span>');
 
     const again = await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" });
     expect(again.statusCode).toBe(409);

@@ -311,7 +311,7 @@ describe("how often a site is inspected", () => {
     expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.nonsense" })).statusCode).toBe(400);
     expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.option1" })).statusCode).toBe(303);
     const page = await v.get(at);
-    expect(page.body).toContain("<strong>Next routine inspection:</strong> 2026-12-04");
+    expect(page.body).toContain("<strong>Next routine inspection:</strong> <span class=\"nowrap\">2026-12-04</span>");
     expect(page.body).toMatch(/value="inspection\.frequency\.option1" checked/);
   }, 60_000);
 
@@ -324,7 +324,7 @@ describe("how often a site is inspected", () => {
     expect((await v.post(`${at}/frequency`, { every_days: "10" })).statusCode).toBe(303);
     await signedInspection(v, at, "2026-11-20");
     const page = await v.get(at);
-    expect(page.body).toContain("<strong>Next routine inspection:</strong> 2026-11-30");
+    expect(page.body).toContain("<strong>Next routine inspection:</strong> <span class=\"nowrap\">2026-11-30</span>");
     expect(page.body).toMatch(/entered by the operator|as you entered|you entered/i);
   }, 60_000);
 });

@@ -62,5 +62,5 @@ ${permit}
 <ul>${d.notices.map((n) => html`<li>${n}</li>`)}</ul>
 <h3>Requirements</h3>
 ${requirements}
-<p class="muted">Answer computed against dataset ${d.datasetVersion}.</p></section>`;
+<p class="muted">Worked out from the permit data of version ${d.datasetVersion}.</p></section>`;
 }

@@ -18,6 +18,11 @@ function optionsOf(d: Determination) {
   return d.requirements.filter((r) => OPTION.test(r.id));
 }
 
+/** Whether the page asks the operator to choose among the permit's frequencies (none chosen yet). */
+export function choosingFrequency(d: Determination, current: InspectionFrequency | undefined, writable: boolean): boolean {
+  return writable && !current && optionsOf(d).length > 0;
+}
+
 /** The frequency chosen, if the answer still offers it (a site edited onto another permit chooses again). */
 export function frequencyStillOffered(d: Determination, current: InspectionFrequency | undefined): InspectionFrequency | undefined {
   const options = optionsOf(d).map((o) => o.id);

@@ -12,14 +12,15 @@ export interface PageChrome {
 }
 
 export function page(chrome: PageChrome, body: Html): string {
-  const signOut = chrome.signOutToken
-    ? html`<form method="post" action="/app/session/end" class="inline"><input type="hidden" name="_csrf" value="${chrome.signOutToken}"><button type="submit" class="link">Sign out</button></form>`
+  // Signed in: the sites and signing out; signed out: only the way in.
+  const links = chrome.signOutToken
+    ? html`<a href="/app">Your sites</a> <form method="post" action="/app/session/end" class="inline"><input type="hidden" name="_csrf" value="${chrome.signOutToken}"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="/app">Sign in</a>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${chrome.title} - Stormwater permits</title>
 <link rel="stylesheet" href="/app/style.css"></head>
-<body><header><nav aria-label="Main"><a href="/" class="brand">Stormwater permits</a> <a href="/app">Your sites</a> ${signOut}</nav></header>
+<body><header><nav aria-label="Main"><a href="/" class="brand">Stormwater permits</a> ${links}</nav></header>
 ${chrome.banner ? html`<p class="banner" role="status">${chrome.banner}</p>` : ""}
 <main>
 ${body}

@@ -58,7 +58,7 @@ ${triggerWords(schedule)}
 ${writable ? html`<p><a class="button secondary" href="/app/sites/${siteId}/rain-events/new">Enter rain</a></p>` : ""}
 ${newest.length
     ? html`<table class="stack"><caption class="visually-hidden">Rain entered for this site, newest first</caption><thead><tr><th scope="col">Date</th><th scope="col">Rain</th><th scope="col">How it was measured</th></tr></thead><tbody>
-${newest.map((e) => html`<tr><td data-label="Date"><span class="date">${e.occurredOn}</span></td><td data-label="Rain">${e.inches} in.</td><td data-label="How it was measured">${e.measuredBy}</td></tr>`)}
+${newest.map((e) => html`<tr><td data-label="Date"><span class="nowrap">${e.occurredOn}</span></td><td data-label="Rain">${e.inches} in.</td><td data-label="How it was measured">${e.measuredBy}</td></tr>`)}
 </tbody></table>`
     : html`<p>No rain entered yet.</p>`}</section>`;
 }

@@ -16,10 +16,22 @@ export function basisView(basis: readonly ItemBasis[]): Html {
 
 function item(label: string, i: ScheduleItem, said: ReadonlySet<string>): Html {
   // A statement already shown above the list is not repeated beside each date.
-  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ?? "no date yet"}${i.overdue ? " (overdue)" : ""}.${said.has(i.words) ? "" : html` ${i.words}${basisView(i.basis)}`}</li>`;
+  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ? html`<span class="nowrap">${i.due}</span>` : "no date yet"}${i.overdue ? " (overdue)" : ""}.${said.has(i.words) ? "" : html` ${i.words}${basisView(i.basis)}`}</li>`;
 }
 
-export function scheduleView(s: Schedule): Html {
+/** In place of the permit's options spelled out, where the form that lists them follows the schedule. */
+const CHOOSE_BELOW = "Your permit offers more than one inspection frequency: choose the one you follow under \u201cHow often you inspect\u201d below, and record it in the plan. The schedule counts from it.";
+
+/** `choiceBelow`: the form to choose among the permit's frequencies follows, so they are not spelled out twice. */
+export function scheduleView(s: Schedule, opts: { choiceBelow?: boolean } = {}): Html {
+  if (opts.choiceBelow && s.frequency.source === "none") {
+    const instead = (t: string) => (t === s.frequency.words ? CHOOSE_BELOW : t);
+    return sectionOf({ ...s, statements: s.statements.map(instead), frequency: { ...s.frequency, words: CHOOSE_BELOW }, nextRoutine: { ...s.nextRoutine, words: instead(s.nextRoutine.words) } }, false);
+  }
+  return sectionOf(s, true);
+}
+
+function sectionOf(s: Schedule, howOften: boolean): Html {
   const said = new Set([...s.statements, s.frequency.words]);
   const storms = s.stormEvents.map((e) => item(`Inspection after ${e.inches} in. of rain on ${e.rainDate} (${e.status === "done" ? `done ${e.doneOn}` : e.status})`, e, said));
   const reports = s.reports.filter((r) => r.completedOn === null).map((r) => item(`Report of the ${r.inspectionDate} inspection due`, r, said));
@@ -27,6 +39,6 @@ export function scheduleView(s: Schedule): Html {
   return html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2>
 ${s.statements.map((t) => html`<p class="notice">${t}</p>`)}
 ${s.overdue.length ? html`<p class="overdue">Overdue: ${s.overdue.map((o) => `${o.words} (due ${o.due})`).join("; ")}</p>` : ""}
-<p><strong>How often:</strong>${frequency}</p>
+${howOften ? html`<p><strong>How often:</strong>${frequency}</p>` : ""}
 <ul>${item("Next routine inspection", s.nextRoutine, said)}${storms}${reports}</ul></section>`;
 }

@@ -33,7 +33,7 @@ ${input({ name: "closed_on", label: "Date of the notice of termination", type: "
 /** What closing on the date means, as the sites service works it out; the form that confirms it. */
 function confirmForm(site: Site, preview: Site, token: string): Html {
   return html`${backLink(site.id, site.details!.name)}
-<h1>Close ${site.details!.name} on <span class="date">${preview.closedOn}</span>?</h1>
+<h1>Close ${site.details!.name} on <span class="nowrap">${preview.closedOn}</span>?</h1>
 <p><strong>The records will be kept until ${preview.retention!.retainUntil}.</strong> ${preview.retention!.basis}</p>
 <p>Once closed, the site cannot change: nothing can be added, edited or signed, and this cannot be undone here.</p>
 <form method="post" action="/app/sites/${site.id}/close">

@@ -18,7 +18,8 @@ function editView(site: Site): SiteFormView {
     heading: `Edit ${site.details!.name}`,
     action: `/app/sites/${site.id}`,
     submit: "Save the changes",
-    intro: html`${backLink(site.id, site.details!.name)}<p>Saving works the permit answer out again from these details. The earlier answer is kept as it was, and so are the plan versions made from it: make a new plan version afterwards so the plan follows the new answer.</p>`,
+    before: backLink(site.id, site.details!.name),
+    intro: html`<p>Saving works the permit answer out again from these details. The earlier answer is kept as it was, and so are the plan versions made from it: make a new plan version afterwards so the plan follows the new answer.</p>`,
     cancel: { href: `/app/sites/${site.id}`, words: "Cancel" },
   };
 }

@@ -17,13 +17,15 @@ export interface SiteFormView {
   heading: string;
   action: string;
   submit: string;
+  /** Above the heading: the way back. */
+  before?: Html;
   /** A line under the heading, e.g. what saving does to the site's answer. */
   intro?: Html;
   cancel?: { href: string; words: string };
 }
 
 export function siteForm(view: SiteFormView, token: string, values: Record<string, string>, errors?: FieldErrors): Html {
-  return html`<h1>${view.heading}</h1>
+  return html`${view.before ?? ""}<h1>${view.heading}</h1>
 ${view.intro ?? ""}
 ${errorSummary(errors)}
 <form method="post" action="${view.action}" novalidate>

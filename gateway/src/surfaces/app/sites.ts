@@ -2,7 +2,8 @@
 // form (name, where it is, the operator, and the SiteInput fields under document 1's names, read
 // by the same parser as POST /api/v1/determine), and a site's page.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { CorrectiveActionStatus } from "@permits/proto/sites/v1/sites";
+import { CorrectiveActionStatus, type Site } from "@permits/proto/sites/v1/sites";
+import type { Schedule } from "@permits/swppp";
 import { Plan } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { html, type Html } from "./html.js";
@@ -14,13 +15,24 @@ import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } 
 import { determinationView } from "./determination-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
-import { frequencyForm } from "./frequency.js";
+import { choosingFrequency, frequencyForm } from "./frequency.js";
 import { rainSection } from "./rain.js";
 import { closedNotice } from "./site-pages.js";
 
 const HTML = "text/html; charset=utf-8";
 
 const NEW_SITE: SiteFormView = { heading: "Add a site", action: "/app/sites", submit: "Add the site", cancel: { href: "/app", words: "Cancel" } };
+
+/** The earliest inspection the schedule has due: the next routine one, or a storm inspection still open. */
+function nextDue(s: Schedule): string | undefined {
+  return [s.nextRoutine.due, ...s.stormEvents.filter((e) => e.status === "open").map((e) => e.due)].filter((d): d is string => d !== null).sort()[0];
+}
+
+function noDateWords(s: Site): string {
+  if (s.closedOn) return `None: closed on ${s.closedOn}.`;
+  if (!s.details?.inspectionFrequency) return "Not scheduled yet: choose how often you inspect on the site's page.";
+  return "No date yet: the site's page says why.";
+}
 
 export function dashboard(deps: AppDeps) {
   const { sites } = deps.clients;
@@ -31,16 +43,18 @@ export function dashboard(deps: AppDeps) {
     const list = (await sites.listSitesForDashboard({ ...who(r), asOf: today })).sites;
     const rows = list.map(({ site, determination, signedInspections, rainEvents, overdueCorrectiveActions }) => {
       const s = site!;
+      // A closed site has nothing left to inspect.
+      if (s.closedOn) return { s, due: undefined, overdue: 0 };
       const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
-      return { s, due: schedule?.nextRoutine.due, overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
+      return { s, due: schedule && nextDue(schedule), overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
     });
     rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
     const plan = r.appSession.plan === Plan.SCALE ? "Scale" : "Pro";
     const body = html`<h1>Your sites</h1>
 <p class="muted">Stormwater ${plan} plan${r.appSession.readOnly ? " (cancelled: read-only)" : ""}.</p>
 ${r.appSession.readOnly ? "" : html`<p><a class="button" href="/app/sites/new">Add a site</a></p>`}
-${rows.length === 0 ? html`<p>No sites yet. Add one to get its permit answer, a plan document and an inspection schedule.</p>` : html`<table class="stack"><thead><tr><th>Site</th><th>Next inspection due</th><th>Overdue</th></tr></thead><tbody>
-${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ?? html`<span class="muted">Not scheduled yet: say how often you inspect on the site's page.</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
+${rows.length === 0 ? html`<p>No sites yet. Add one to get its permit answer, a plan document and an inspection schedule.</p>` : html`<table class="stack"><thead><tr><th scope="col">Site</th><th scope="col">Next inspection due</th><th scope="col">Overdue</th></tr></thead><tbody>
+${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ? html`<span class="nowrap">${x.due}</span>` : html`<span class="muted">${noDateWords(x.s)}</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
 </tbody></table>`}`;
     return reply.type(HTML).send(page(chromeOf(r, reply.generateCsrf(), "Your sites"), body));
   };
@@ -79,19 +93,21 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const open = rec.correctiveActions.filter((c) => c.status === CorrectiveActionStatus.OPEN);
     const latestPlan = rec.plans.reduce<(typeof rec.plans)[number] | undefined>((a, p) => (a && a.version > p.version ? a : p), undefined);
     const plans = rec.plans.length
-      ? html`<ul>${rec.plans.map((p) => html`<li>Version ${p.version}, made <span class="date">${p.createdAt.slice(0, 10)}</span>: <a href="/app/sites/${id}/plans/${p.version}.docx">Word (.docx)</a> · <a href="/app/sites/${id}/plans/${p.version}.pdf">PDF</a></li>`)}</ul>`
+      ? html`<ul>${rec.plans.map((p) => html`<li>Version ${p.version}, made <span class="nowrap">${p.createdAt.slice(0, 10)}</span>: <a class="nowrap" href="/app/sites/${id}/plans/${p.version}.docx">Word (.docx)</a> · <a href="/app/sites/${id}/plans/${p.version}.pdf">PDF</a></li>`)}</ul>`
       : html`<p>No plan document yet.</p>`;
     // A plan made from an earlier answer (the site was edited since, or the permit data changed) is said to be behind.
     const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? " Make a new plan version so the plan follows the current answer." : ""}</p>` : "";
     const schedule = scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
-    const actions = writable
-      ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a> <a class="button secondary" href="/app/sites/${id}/edit">Edit the site</a> <a class="button secondary" href="/app/sites/${id}/close">Close the site</a></p>`
+    // What is done on site comes first; closing, which cannot be undone, comes last.
+    const actions = writable ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a></p>` : "";
+    const closing = writable
+      ? html`<section aria-labelledby="closing"><h2 id="closing">Closing the site</h2><p>Once your notice of termination has been filed, close the site with its date: the records are then kept for as long as your permit requires, and the site can no longer change.</p><p><a class="button secondary" href="/app/sites/${id}/close">Close the site</a></p></section>`
       : "";
     const body = html`<h1>${d.name}</h1>
-<p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}</p>
+<p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${writable ? html`<br><a href="/app/sites/${id}/edit">Edit the site's details</a>` : ""}</p>
 ${closedNotice(rec.site)}
 ${actions}
-${scheduleView(schedule)}
+${scheduleView(schedule, { choiceBelow: choosingFrequency(rec.determination, d.inspectionFrequency, writable) })}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 ${inspectionsView(id, rec.inspections, open, token, writable, today)}
 ${rainSection(id, rec.rainEvents, schedule, writable)}
@@ -102,7 +118,8 @@ ${planBehind}
 ${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">Make a new plan version</button></form>` : ""}</section>
 ${determinationView(rec.determination)}
 <section aria-labelledby="exports"><h2 id="exports">Records for an inspector</h2>
-<p>The inspection and corrective-action logs: <a href="/app/sites/${id}/records.csv">spreadsheet (.csv)</a> · <a href="/app/sites/${id}/records.pdf">PDF</a> · <a href="/app/sites/${id}/records.zip">everything (.zip, with a list of file fingerprints to check nothing was changed)</a></p></section>`;
+<p>The inspection and corrective-action logs: <a href="/app/sites/${id}/records.csv">spreadsheet (.csv)</a> · <a href="/app/sites/${id}/records.pdf">PDF</a> · <a href="/app/sites/${id}/records.zip">everything (.zip, with a list of file fingerprints to check nothing was changed)</a></p></section>
+${closing}`;
     return reply.type(HTML).send(page(chromeOf(r, token, d.name), body));
   });
 }

@@ -3,8 +3,8 @@ import type { FastifyPluginAsync } from "fastify";
 
 export const APP_CSS = `*{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:break-word;margin:0;color:#1a1a1a;background:#fff;line-height:1.5;font-size:1rem}
-header{background:#0b3d5c;padding:.6rem 1rem}
-header nav{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}
+header{background:#0b3d5c;padding:.6rem 0}
+header nav{max-width:60rem;margin:0 auto;padding:0 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 header a,header .link{color:#fff}
 header .brand{font-weight:700;text-decoration:none;margin-right:auto}
 main{max-width:60rem;margin:0 auto;padding:1rem}
@@ -22,7 +22,7 @@ blockquote.notice{margin:.75rem 0}
 .verified{color:#1d5e20;font-weight:600}
 .overdue{color:#a00000;font-weight:700}
 .muted{color:#555}
-.date{white-space:nowrap}
+.nowrap{white-space:nowrap}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 form.inline{display:inline;margin:0}
 button,.button{font:inherit;font-size:1rem;padding:.55rem 1rem;border:1px solid #0b3d5c;background:#0b3d5c;color:#fff;border-radius:4px;cursor:pointer;text-decoration:none;display:inline-block}
