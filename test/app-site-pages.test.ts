@@ -58,6 +58,7 @@ describe("rain entered by hand", () => {
     const choosing = (await v.get(at)).body;
     expect(choosing).toContain("Your permit offers more than one inspection frequency: choose the one you follow under \u201cHow often you inspect\u201d below");
     expect(choosing).toContain("<details open><summary>How often you inspect</summary>");
+    expect(choosing).toContain("Whether rain calls for an extra inspection depends on the inspection frequency you follow");
     expect((await v.post(`${at}/frequency`, { option_id: "inspection.frequency.option2" })).statusCode).toBe(303);
     const form = await v.get(`${at}/rain-events/new`);
     expect(form.body).toContain('<input id="occurred_on" name="occurred_on" type="date" value="2026-11-28" required>');

@@ -43,18 +43,18 @@ function readRain(form: Record<string, string>): { occurredOn: string; inches: n
   return errors.size ? errors : { occurredOn, inches, measuredBy };
 }
 
-/** The storm trigger of the schedule followed, in words with its source. */
-function triggerWords(s: Schedule): Html {
+/** The storm trigger of the schedule followed, in words with its source; `choosing`: no frequency chosen yet among the permit's. */
+function triggerWords(s: Schedule, choosing: boolean): Html {
   const t = s.stormTrigger;
-  if (t) return html`<p>Rain of <strong>${t.inches} inches or more</strong> calls for an extra inspection${t.withinHours !== null ? html` within <strong>${t.withinHours} hours</strong>` : ""}; it is listed under Inspection schedule once entered here.${basisView(t.basis)}</p>`;
-  const choose = s.frequency.source === "none" ? " Choose how often you inspect (under Inspection schedule): the schedule then says whether rain calls for one." : "";
-  return html`<p>This service holds no rain amount that calls for an extra inspection under the schedule you follow.${choose} If your permit sets one, follow your permit.</p>`;
+  if (t) return html`<p>Rain of <strong>${t.inches} inches or more</strong> calls for an extra inspection${t.withinHours !== null ? html` within <strong>${t.withinHours} hours</strong>` : ""}; once entered here, it is listed under Inspection schedule.${basisView(t.basis)}</p>`;
+  if (choosing) return html`<p>Whether rain calls for an extra inspection depends on the inspection frequency you follow: choose it under “How often you inspect” above.</p>`;
+  return html`<p>This service holds no rain amount that calls for an extra inspection under the schedule you follow. If your permit sets one, follow your permit.</p>`;
 }
 
-export function rainSection(siteId: string, rain: readonly RainEvent[], schedule: Schedule, writable: boolean): Html {
+export function rainSection(siteId: string, rain: readonly RainEvent[], schedule: Schedule, writable: boolean, choosing: boolean): Html {
   const newest = [...rain].reverse();
   return html`<section aria-labelledby="rain"><h2 id="rain">Rain</h2>
-${triggerWords(schedule)}
+${triggerWords(schedule, choosing)}
 ${writable ? html`<p><a class="button secondary" href="/app/sites/${siteId}/rain-events/new">Enter rain</a></p>` : ""}
 ${newest.length
     ? html`<table class="stack"><caption class="visually-hidden">Rain entered for this site, newest first</caption><thead><tr><th scope="col">Date</th><th scope="col">Rain</th><th scope="col">How it was measured</th></tr></thead><tbody>

@@ -98,6 +98,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     // A plan made from an earlier answer (the site was edited since, or the permit data changed) is said to be behind.
     const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? " Make a new plan version so the plan follows the current answer." : ""}</p>` : "";
     const schedule = scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
+    const choosing = choosingFrequency(rec.determination, d.inspectionFrequency, writable);
     // What is done on site comes first; closing, which cannot be undone, comes last.
     const actions = writable ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a></p>` : "";
     const closing = writable
@@ -107,10 +108,10 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${writable ? html`<br><a href="/app/sites/${id}/edit">Edit the site's details</a>` : ""}</p>
 ${closedNotice(rec.site)}
 ${actions}
-${scheduleView(schedule, { choiceBelow: choosingFrequency(rec.determination, d.inspectionFrequency, writable) })}
+${scheduleView(schedule, { choiceBelow: choosing })}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 ${inspectionsView(id, rec.inspections, open, token, writable, today)}
-${rainSection(id, rec.rainEvents, schedule, writable)}
+${rainSection(id, rec.rainEvents, schedule, writable, choosing)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
 ${plans}
