@@ -116,7 +116,7 @@ describe("the app in chromium", () => {
         await page.type("#measured_by", "Rain gauge on site");
         await submit(page, `form[action='${siteUrl}/rain-events'] button`);
         expect(await page.$eval("#rain + p", (p) => p.textContent)).toMatch(/^Rain of 0\.25 inches or more calls for an extra inspection within 24 hours/);
-        expect(await page.$eval("#schedule", (h) => h.parentElement!.textContent)).toMatch(/Inspection after 0\.3 in\. of rain on \d{4}-\d{2}-\d{2} \(open\)/);
+        expect(await page.$eval("#schedule", (h) => h.parentElement!.textContent)).toMatch(/Inspection after 0\.3 in\. of rain on (\d{4}-\d{2}-\d{2}): \d{4}-\d{2}-\d{2}\. 0\.3 inches of rain/);
 
         // Editing: a cleared field is refused beside it; a new acreage is answered again.
         await submit(page, `a[href='${siteUrl}/edit']`);

@@ -14,6 +14,7 @@ const ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;";
 /** A Massachusetts site (EPA's construction permit) that drains to no impaired or Tier 2 water. */
 const MA_SITE = { state: "MA", activity: "construction", acres: "3", address: "12 Mill Road, Lowell", operator_name: "Acme Earthworks", dischargesToImpairedWater: "no", dischargesToTier2Water: "no" };
 let t: Embedded;
+let clock: ManualClock;
 
 async function visitor(plan = Plan.PRO): Promise<AppVisitor> {
   const { secret } = await t.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan, label: "site pages" });
@@ -43,7 +44,8 @@ async function keptAnswers(v: AppVisitor, at: string): Promise<Map<string, strin
 }
 
 beforeAll(async () => {
-  t = await startEmbedded({}, { clock: new ManualClock(Date.UTC(2026, 10, 28, 12)) });
+  clock = new ManualClock(Date.UTC(2026, 10, 28, 12));
+  t = await startEmbedded({}, { clock });
 }, 120_000);
 
 afterAll(async () => {
@@ -72,11 +74,20 @@ describe("rain entered by hand", () => {
 
     expect((await send(v, `${at}/rain-events/new`, `${at}/rain-events`, { occurred_on: "2026-11-27", inches: "0.3", measured_by: "NWS station KBOS" })).statusCode).toBe(303);
     page = (await v.get(at)).body;
-    expect(page).toContain("<strong>Inspection after 0.3 in. of rain on 2026-11-27 (open):</strong> <span class=\"nowrap\">2026-11-28</span>.");
+    expect(page).toContain("<strong>Inspection after 0.3 in. of rain on 2026-11-27:</strong> <span class=\"nowrap\">2026-11-28</span>.");
     // Newest first.
     expect(page.indexOf("NWS station KBOS")).toBeLessThan(page.indexOf("rain gauge on site"));
     // The dashboard's next inspection is the storm inspection (no routine date yet: no start date, no inspection).
     expect((await v.get("/app")).body).toContain(`<a href="${at}">Rainy site</a></td><td data-label="Next inspection due"><span class="nowrap">2026-11-28</span></td>`);
+
+    // The storm inspection made and signed in time: done, and the routine count starts from it (14 days).
+    await v.get(`${at}/inspections/new`);
+    const report = (await v.postMultipart(`${at}/inspections`, { inspected_on: "2026-11-28", type: "storm_event", inspector_name: "Dana Ortiz" }, [])).headers.location as string;
+    await v.get(report);
+    expect((await v.post(`${report}/sign`, { signed_by: "Dana Ortiz", agree: "true" })).statusCode).toBe(303);
+    page = (await v.get(at)).body;
+    expect(page).toContain("<strong>Inspection after 0.3 in. of rain on 2026-11-27:</strong> <span class=\"nowrap\">2026-11-28</span>, done on 2026-11-28.");
+    expect(page).toContain("<strong>Next routine inspection:</strong> <span class=\"nowrap\">2026-12-12</span>");
   }, 60_000);
 
   it("where the service holds no rain amount for the permit, lists the rain and sets nothing due", async () => {
@@ -121,6 +132,8 @@ describe("editing a site", () => {
     for (const field of ['name="name" type="text" value="Before the edit"', 'name="acres" type="number" value="3"', 'name="state" type="text" value="MA"', '<option value="no" selected>No</option>']) expect(form.body).toContain(field);
     expect(form.body).toContain(`<form method="post" action="${at}" novalidate>`);
 
+    // The latest answer is the one saved last: the clock moves on between the two saves, as it always does outside a test.
+    clock.advance(60_000);
     const saved = await v.post(at, { name: "After the edit", ...MA_SITE, acres: "6.5" });
     expect([saved.statusCode, saved.headers.location]).toEqual([303, at]);
     const page = (await v.get(at)).body;

@@ -14,10 +14,13 @@ export function basisView(basis: readonly ItemBasis[]): Html {
   return html`${basis.map((b) => html`<br>${b.kind === "permit" ? ruleSource(b.rule) : html`<span class="muted">${b.words}</span>`}`)}`;
 }
 
-function item(label: string, i: ScheduleItem, said: ReadonlySet<string>): Html {
+/** `note`: what became of it, after the date (a storm inspection done or missed). */
+function item(label: string, i: ScheduleItem, said: ReadonlySet<string>, note = ""): Html {
   // A statement already shown above the list is not repeated beside each date.
-  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ? html`<span class="nowrap">${i.due}</span>` : "no date yet"}${i.overdue ? " (overdue)" : ""}.${said.has(i.words) ? "" : html` ${i.words}${basisView(i.basis)}`}</li>`;
+  return html`<li${i.overdue ? html` class="overdue"` : ""}><strong>${label}:</strong> ${i.due ? html`<span class="nowrap">${i.due}</span>` : "no date yet"}${note}${i.overdue ? " (overdue)" : ""}.${said.has(i.words) ? "" : html` ${i.words}${basisView(i.basis)}`}</li>`;
 }
+
+const STORM_NOTE = { open: () => "", done: (on: string | null) => `, done on ${on}`, missed: () => ", missed: no inspection was made in time" } as const;
 
 /** In place of the permit's options spelled out, where the form that lists them follows the schedule. */
 const CHOOSE_BELOW = "Your permit offers more than one inspection frequency: choose the one you follow under \u201cHow often you inspect\u201d below, and record it in the plan. The schedule counts from it.";
@@ -33,7 +36,7 @@ export function scheduleView(s: Schedule, opts: { choiceBelow?: boolean } = {}):
 
 function sectionOf(s: Schedule, howOften: boolean): Html {
   const said = new Set([...s.statements, s.frequency.words]);
-  const storms = s.stormEvents.map((e) => item(`Inspection after ${e.inches} in. of rain on ${e.rainDate} (${e.status === "done" ? `done ${e.doneOn}` : e.status})`, e, said));
+  const storms = s.stormEvents.map((e) => item(`Inspection after ${e.inches} in. of rain on ${e.rainDate}`, e, said, STORM_NOTE[e.status](e.doneOn)));
   const reports = s.reports.filter((r) => r.completedOn === null).map((r) => item(`Report of the ${r.inspectionDate} inspection due`, r, said));
   const frequency = s.statements.includes(s.frequency.words) ? basisView(s.frequency.basis) : html` ${s.frequency.words}${basisView(s.frequency.basis)}`;
   return html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2>
