@@ -191,6 +191,7 @@ describe("closing a site", () => {
     expect(page).toContain("<strong>Closed on 2026-11-28</strong>");
     expect(page).toContain("A closed site cannot change");
     expect(page).toContain("<strong>Records kept until 2029-11-28.</strong>");
+    expect(page).toContain("The site is closed: the app counts no more inspections for it.");
     for (const gone of [`${at}/edit`, `${at}/close"`, `${at}/rain-events/new`, `${at}/inspections/new`, `action="${at}/plans"`, `action="${at}/frequency"`]) expect(page).not.toContain(gone);
     expect(page).toContain(`href="${at}/records.zip"`);
     expect((await v.get("/app")).body).toContain('<span class="muted">None: closed on 2026-11-28.</span>');
