@@ -8,6 +8,7 @@ import { strFromU8, unzipSync } from "fflate";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 import { AppVisitor } from "./support/app-browser.js";
+import { wordProblems } from "./support/answer-words.js";
 
 const EVIL = "<script>alert(1)</script>";
 const ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;";
@@ -203,6 +204,25 @@ describe("closing a site", () => {
     expect((await v.post(`${at}/rain-events`, { occurred_on: "2026-11-28", inches: "1", measured_by: "gauge" })).statusCode).toBe(409);
     expect((await v.post(at, { name: "Renamed", ...MA_SITE })).statusCode).toBe(409);
     expect((await v.get(at)).body).toContain("<h1>Finished site</h1>");
+  }, 60_000);
+});
+
+describe("the words of these pages", () => {
+  /** What a person reads: no tags, nor quotes (a permit's words); entities decoded. */
+  const pageText = (body: string) =>
+    body.replace(/<(style|q)\b[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
+
+  it("use the words list of the answers on the rain, edit and close pages, their refusals and a closed site", async () => {
+    const v = await visitor();
+    const at = await addSite(v, "Words");
+    const pages: [string, string][] = [];
+    for (const url of [`${at}/rain-events/new`, `${at}/edit`, `${at}/close`]) pages.push([url, (await v.get(url)).body]);
+    pages.push(["rain refused", (await v.post(`${at}/rain-events`, { occurred_on: "", inches: "x", measured_by: "" })).body]);
+    pages.push(["close refused", (await send(v, `${at}/close`, `${at}/close`, { closed_on: "2026-11-01" })).body]);
+    pages.push(["close confirm", (await v.post(`${at}/close`, { closed_on: "2026-11-28" })).body]);
+    await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" });
+    pages.push(["closed site", (await v.get(at)).body], ["closed again", (await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" })).body]);
+    expect(pages.flatMap(([name, body]) => wordProblems(pageText(body)).map((p) => `${name}: ${p}`))).toEqual([]);
   }, 60_000);
 });
 
