@@ -11,7 +11,7 @@ import { formOf, requireWritable, type SignedIn } from "./context.js";
 import { csrfField, errorSummary, input, type FieldErrors } from "./form.js";
 import { refusedOr } from "./site-form.js";
 import { basisView } from "./schedule-view.js";
-import { backLink, sendClosed, sendPage } from "./site-pages.js";
+import { backLink, openSiteForm, sendClosed, sendPage } from "./site-pages.js";
 import { todayOf, who } from "./site-records.js";
 
 const FIELD_OF: Record<string, string> = { occurredOn: "occurred_on", inches: "inches", measuredBy: "measured_by" };
@@ -66,13 +66,7 @@ ${newest.map((e) => html`<tr><td data-label="Date"><span class="nowrap">${e.occu
 export function rainRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { sites } = deps.clients;
 
-  app.get("/app/sites/:id/rain-events/new", { preHandler: requireWritable }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const { site } = await sites.getSite({ ...who(r), siteId: id }); // NotFound for another account's site
-    if (site!.closedOn) return sendClosed(r, reply, site!, "Enter rain");
-    return sendPage(r, reply, "Enter rain", (token) => rainForm(id, site!.details!.name, token, { occurred_on: todayOf(deps) }));
-  });
+  openSiteForm(app, sites, "/app/sites/:id/rain-events/new", "Enter rain", (site, token) => rainForm(site.id, site.details!.name, token, { occurred_on: todayOf(deps) }));
 
   app.post("/app/sites/:id/rain-events", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
     const r = req as SignedIn;

@@ -11,7 +11,7 @@ import { html, type Html } from "./html.js";
 import { formOf, requireWritable, type SignedIn } from "./context.js";
 import { csrfField, errorSummary, input, type FieldErrors } from "./form.js";
 import { refusedOr } from "./site-form.js";
-import { backLink, closedNotice, sendPage } from "./site-pages.js";
+import { backLink, closedNotice, openSiteForm, sendPage } from "./site-pages.js";
 import { todayOf, who } from "./site-records.js";
 
 const TITLE = "Close the site";
@@ -52,13 +52,7 @@ ${closedNotice(site)}`;
 export function siteCloseRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { sites } = deps.clients;
 
-  app.get("/app/sites/:id/close", { preHandler: requireWritable }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const { site } = await sites.getSite({ ...who(r), siteId: id }); // NotFound for another account's site
-    if (site!.closedOn) return sendPage(r, reply, TITLE, () => alreadyClosed(site!), 409);
-    return sendPage(r, reply, TITLE, (token) => dateForm(site!, token, { closed_on: todayOf(deps) }));
-  });
+  openSiteForm(app, sites, "/app/sites/:id/close", TITLE, (site, token) => dateForm(site, token, { closed_on: todayOf(deps) }), alreadyClosed);
 
   app.post("/app/sites/:id/close", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
     const r = req as SignedIn;

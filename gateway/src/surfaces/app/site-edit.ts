@@ -10,7 +10,7 @@ import { formOf, requireWritable, type SignedIn } from "./context.js";
 import type { FieldErrors } from "./form.js";
 import { determineSite, formValuesOf, readSiteForm, refusedOr, siteForm, type SiteFormView } from "./site-form.js";
 import { frequencyStillOffered } from "./frequency.js";
-import { backLink, sendClosed, sendPage } from "./site-pages.js";
+import { backLink, openSiteForm, sendClosed, sendPage } from "./site-pages.js";
 import { answerBytes, who } from "./site-records.js";
 
 function editView(site: Site): SiteFormView {
@@ -27,13 +27,7 @@ function editView(site: Site): SiteFormView {
 export function siteEditRoutes(app: FastifyInstance, deps: AppDeps): void {
   const { sites } = deps.clients;
 
-  app.get("/app/sites/:id/edit", { preHandler: requireWritable }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const { site } = await sites.getSite({ ...who(r), siteId: id }); // NotFound for another account's site
-    if (site!.closedOn) return sendClosed(r, reply, site!, "Edit the site");
-    return sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site!), token, formValuesOf(site!.details!)));
-  });
+  openSiteForm(app, sites, "/app/sites/:id/edit", "Edit the site", (site, token) => siteForm(editView(site), token, formValuesOf(site.details!)));
 
   app.post("/app/sites/:id", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
     const r = req as SignedIn;

@@ -1,10 +1,11 @@
 // What the pages about one site share: the link back to it, sending a page, and the refusal of a
 // form on a closed site (a closed site cannot change; the sites service refuses too).
-import type { FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Site } from "@permits/proto/sites/v1/sites";
 import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
-import type { SignedIn } from "./context.js";
+import { requireWritable, type SignedIn } from "./context.js";
+import { who, type SitesClient } from "./site-records.js";
 
 export function backLink(siteId: string, name: string): Html {
   return html`<p><a href="/app/sites/${siteId}">← ${name}</a></p>`;
@@ -25,4 +26,17 @@ export function closedNotice(site: Site): Html {
 /** A form's page asked for a closed site: why nothing can be changed, and the way back. */
 export function sendClosed(r: SignedIn, reply: FastifyReply, site: Site, title: string) {
   return sendPage(r, reply, title, () => html`${backLink(site.id, site.details!.name)}<h1>${title}</h1>${closedNotice(site)}`, 409);
+}
+
+/**
+ * GET of a form that changes an open site: the account's site (another account's is NotFound), the
+ * form drawn from it, or, once the site is closed, `whenClosed` (by default the closed notice).
+ */
+export function openSiteForm(app: FastifyInstance, sites: SitesClient, url: string, title: string, form: (site: Site, token: string) => Html, whenClosed?: (site: Site) => Html): void {
+  app.get(url, { preHandler: requireWritable }, async (req, reply) => {
+    const r = req as SignedIn;
+    const { site } = await sites.getSite({ ...who(r), siteId: (req.params as { id: string }).id });
+    if (!site!.closedOn) return sendPage(r, reply, title, (token) => form(site!, token));
+    return whenClosed ? sendPage(r, reply, title, () => whenClosed(site!), 409) : sendClosed(r, reply, site!, title);
+  });
 }
