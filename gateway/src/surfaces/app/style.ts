@@ -49,7 +49,7 @@ table.stack th:first-child{width:24%}
   table.stack thead{display:none}
   table.stack tr{display:block;border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.3rem}
   table.stack td{display:block;border:none;padding:.2rem .4rem}
-  table.stack th{display:block;width:auto}
+  table.stack th,table.stack th:first-child{display:block;width:auto}
   table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 }
 `;
