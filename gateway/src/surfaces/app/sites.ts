@@ -108,6 +108,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${writable ? html`<br><a href="/app/sites/${id}/edit">Edit the site's details</a>` : ""}</p>
 ${closedNotice(rec.site)}
 ${actions}
+<nav aria-label="On this page" class="toc"><a href="#schedule">Schedule</a> <a href="#inspections">Inspections</a> <a href="#rain">Rain</a> <a href="#plans">Plan document</a> <a href="#determination">Permit and requirements</a> <a href="#exports">Records</a></nav>
 ${rec.site.closedOn ? html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2><p>The site is closed: the app counts no more inspections for it.</p></section>` : scheduleView(schedule, { choiceBelow: choosing })}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 ${inspectionsView(id, rec.inspections, open, token, writable, today)}

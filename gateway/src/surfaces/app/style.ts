@@ -43,6 +43,7 @@ th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.4
 .cards{list-style:none;padding:0}
 .cards li{border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
+.toc{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 1rem}
 table.stack th:first-child{width:24%}
 @media (max-width:40rem){
   td,th{overflow-wrap:anywhere}
