@@ -369,6 +369,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.sites.v1.UpdateSiteRequest.actor": "Who makes the change.",
   "permits.sites.v1.UpdateSiteRequest.site_id": "The site's id.",
   "permits.sites.v1.UpdateSiteRequest.details": "The site's new details, replacing the old ones whole.",
+  "permits.sites.v1.UpdateSiteRequest.answer_json": "The stormwater answer's JSON worked out for the new details, as SaveDetermination takes it: saved as a new determination snapshot in the same transaction as the details, unless it is byte for byte the latest snapshot. Empty: the snapshots are left as they are.",
   "permits.sites.v1.UpdateSiteResponse.site": "The site as stored after the change.",
   "permits.sites.v1.CloseSiteRequest.account_id": "The account the site belongs to.",
   "permits.sites.v1.CloseSiteRequest.actor": "Who makes the change.",

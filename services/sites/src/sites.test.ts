@@ -1,5 +1,6 @@
 // Sites, determinations, plan versions and field validation, on SQLite and on PostgreSQL.
 import { expect, it } from "vitest";
+import { unzipSync } from "fflate";
 import { badRequestOf } from "@permits/rules";
 import { PlanFormat } from "@permits/proto/sites/v1/sites";
 import { sha256Hex } from "./audit.js";
@@ -112,6 +113,31 @@ eachDatabase((h) => {
       expect(err.code).toBe(Code.InvalidArgument);
       expect(badRequestOf(err)!.violations[0]).toMatchObject({ field: "answerJson", description });
     }
+  });
+
+  it("updates a site with the answer for its new details in one change, keeping the earlier snapshot and no second copy of the same", async () => {
+    const siteId = await newSite(h());
+    const scoped = { accountId: ACCOUNT, actor: ACTOR, siteId };
+    const first = answer();
+    await h().client.saveDetermination({ ...scoped, answerJson: first });
+    h().clock.advance(60_000);
+    const second = answer({ id: "retention.records", years: 5, unit: "years" });
+    await h().client.updateSite({ ...scoped, details: siteDetails(), answerJson: second });
+    const latest = (await h().client.getDetermination(scoped)).determination!;
+    expect(Buffer.from(latest.answerJson).equals(Buffer.from(second))).toBe(true);
+    h().clock.advance(60_000);
+    await h().client.updateSite({ ...scoped, details: siteDetails(), answerJson: second });
+    const trail = (await h().client.listAuditEvents(scoped)).events.map((e) => e.action);
+    expect(trail).toEqual(["site.created", "determination.saved", "determination.saved", "site.updated", "site.updated"]);
+    const files = unzipSync((await h().client.exportSite(scoped)).zip);
+    const kept = Object.keys(files).filter((f) => f.endsWith(".answer.json")).map((f) => Buffer.from(files[f]));
+    expect(kept.map((b) => b.equals(Buffer.from(first)) || b.equals(Buffer.from(second)))).toEqual([true, true]);
+    expect(kept[0].equals(kept[1])).toBe(false);
+    // A bad answer refuses the whole change: the details stay as they were.
+    const renamed = { ...siteDetails(), name: "Renamed" };
+    const err = await failure(h().client.updateSite({ ...scoped, details: renamed, answerJson: Buffer.from("{not json") }));
+    expect(badRequestOf(err)!.violations[0]).toMatchObject({ field: "answerJson", description: "answerJson is not JSON text" });
+    expect((await h().client.getSite(scoped)).site!.details!.name).not.toBe("Renamed");
   });
 
   it("stores plan versions whole, numbered, and answers each document as stored", async () => {

@@ -1,7 +1,7 @@
 // Editing a site: GET /app/sites/{id}/edit is the site form filled with what is stored; POST
 // /app/sites/{id} reads it with the same parser as a new site, works the permit answer out again
-// and saves it as a new determination snapshot. The earlier snapshot stays as it was (the sites
-// service keeps every one), with the plan versions made from it.
+// and stores it with the details in one change, as a new determination snapshot. The earlier
+// snapshot stays as it was (the sites service keeps every one), with the plan versions made from it.
 import type { FastifyInstance } from "fastify";
 import type { Site } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
@@ -34,7 +34,7 @@ export function siteEditRoutes(app: FastifyInstance, deps: AppDeps): void {
     const { id } = req.params as { id: string };
     const w = { ...who(r), siteId: id };
     const form = formOf(req);
-    const [{ site }, { determination: snapshot }] = await Promise.all([sites.getSite(w), sites.getDetermination(w)]);
+    const { site } = await sites.getSite(w);
     if (site!.closedOn) return sendClosed(r, reply, site!, "Edit the site");
     const refuse = (errors: FieldErrors) => sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site!), token, form, errors), 400);
     const read = readSiteForm(form);
@@ -52,11 +52,9 @@ export function siteEditRoutes(app: FastifyInstance, deps: AppDeps): void {
       operator: { name: read.site.operator, role: operator?.role || "operator", company: operator?.company, email: operator?.email, phone: operator?.phone },
       inspectionFrequency: frequencyStillOffered(determined.ok, old.inspectionFrequency),
     };
-    const updated = await refusedOr(() => sites.updateSite({ ...w, details }));
+    // The details and their answer in one change: a new snapshot unless it is the latest one byte for byte.
+    const updated = await refusedOr(() => sites.updateSite({ ...w, details, answerJson: answerBytes(determined.ok) }));
     if ("errors" in updated) return refuse(updated.errors);
-    // A new snapshot only when the answer differs: the one kept already is this answer, byte for byte.
-    const bytes = answerBytes(determined.ok);
-    if (Buffer.compare(Buffer.from(bytes), Buffer.from(snapshot!.answerJson)) !== 0) await sites.saveDetermination({ ...w, answerJson: bytes });
     return reply.code(303).header("location", `/app/sites/${id}`).send();
   });
 }

@@ -42,6 +42,13 @@ function parseAnswer(bytes: Uint8Array): ParsedAnswer {
   return { value, datasetVersion: o.datasetVersion as string, permitId: (permit?.id as string) ?? "", permitVersion: (permit?.version as string) ?? "", permitName: text(permit?.name) ? (permit!.name as string) : "" };
 }
 
+/** Stores a stormwater answer as a new snapshot of the site; its audit entry for the caller to append. */
+async function storeAnswer(trx: Trx, siteId: string, actor: string, at: string, bytes: Uint8Array, parsed: ParsedAnswer) {
+  const row = { id: newId("det"), site_id: siteId, answer_json: bytes, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(bytes), saved_at: at, saved_by: actor };
+  await trx.insertInto("determinations").values(row).execute();
+  return { row, audit: { action: "determination.saved", subjectId: row.id, detail: { sha256: row.sha256, datasetVersion: row.dataset_version, permitId: row.permit_id, permitVersion: row.permit_version } } };
+}
+
 /**
  * The columns that close an open site on `closedOn`: the date checked against today and the day
  * the site was entered, and the retention from its latest saved answer. A closed site is refused.
@@ -101,9 +108,15 @@ export function siteHandlers(ctx: SitesContext): Handlers {
 
     async updateSite(req) {
       checkScoped(req, (c) => checkSiteDetails(c, req.details));
+      const answer = req.answerJson.length > 0 ? parseAnswer(req.answerJson) : undefined;
       return changeSite(ctx, req, async (trx, site, at) => {
         const next = { name: req.details!.name.trim(), details_json: detailsJson(req.details!), updated_at: at };
         await trx.updateTable("sites").set(next).where("id", "=", site.id).execute();
+        // The answer for the new details goes in with them, so the two never disagree; the same answer again is not kept twice.
+        if (answer) {
+          const latest = await trx.selectFrom("determinations").select(["sha256"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+          if (latest?.sha256 !== sha256Hex(req.answerJson)) await appendAudit(trx, site.id, req.actor, at, (await storeAnswer(trx, site.id, req.actor, at, req.answerJson, answer)).audit);
+        }
         return { result: { site: toSite({ ...site, ...next }) }, audit: { action: "site.updated", subjectId: site.id, detail: { details: JSON.parse(next.details_json) } } };
       });
     },
@@ -123,9 +136,8 @@ export function siteHandlers(ctx: SitesContext): Handlers {
       checkScoped(req);
       const parsed = parseAnswer(req.answerJson);
       return changeSite(ctx, req, async (trx, site, at) => {
-        const row = { id: newId("det"), site_id: site.id, answer_json: req.answerJson, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(req.answerJson), saved_at: at, saved_by: req.actor };
-        await trx.insertInto("determinations").values(row).execute();
-        return { result: { determination: toDetermination(row) }, audit: { action: "determination.saved", subjectId: row.id, detail: { sha256: row.sha256, datasetVersion: row.dataset_version, permitId: row.permit_id, permitVersion: row.permit_version } } };
+        const { row, audit } = await storeAnswer(trx, site.id, req.actor, at, req.answerJson, parsed);
+        return { result: { determination: toDetermination(row) }, audit };
       });
     },
 
