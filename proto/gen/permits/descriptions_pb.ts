@@ -348,6 +348,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.sites.v1.CreateSiteRequest.account_id": "The account the site belongs to (the gateway passes the authenticated key's account).",
   "permits.sites.v1.CreateSiteRequest.actor": "Who makes the change, for the audit trail (e.g. a key id and a person's name).",
   "permits.sites.v1.CreateSiteRequest.details": "The new site's details.",
+  "permits.sites.v1.CreateSiteRequest.answer_json": "The stormwater answer's JSON for the details, as SaveDetermination takes it: saved as the site's first determination snapshot in the same transaction, so a site is never stored without it. Empty: the site starts with none.",
   "permits.sites.v1.CreateSiteResponse.site": "The site as stored.",
   "permits.sites.v1.GetSiteRequest.account_id": "The account that asks.",
   "permits.sites.v1.GetSiteRequest.actor": "Who asks.",

@@ -133,6 +133,14 @@ eachDatabase((h) => {
     const kept = Object.keys(files).filter((f) => f.endsWith(".answer.json")).map((f) => Buffer.from(files[f]));
     expect(kept.map((b) => b.equals(Buffer.from(first)) || b.equals(Buffer.from(second)))).toEqual([true, true]);
     expect(kept[0].equals(kept[1])).toBe(false);
+    // A site created with its answer has it from the start, in the same change.
+    const withAnswer = (await h().client.createSite({ accountId: ACCOUNT, actor: ACTOR, details: siteDetails(), answerJson: first })).site!;
+    const own = { accountId: ACCOUNT, actor: ACTOR, siteId: withAnswer.id };
+    expect(Buffer.from((await h().client.getDetermination(own)).determination!.answerJson).equals(Buffer.from(first))).toBe(true);
+    expect((await h().client.listAuditEvents(own)).events.map((e) => e.action)).toEqual(["site.created", "determination.saved"]);
+    const before = (await h().client.listSites({ accountId: ACCOUNT, actor: ACTOR })).sites.length;
+    expect(await codeOf(h().client.createSite({ accountId: ACCOUNT, actor: ACTOR, details: siteDetails(), answerJson: Buffer.from("[1]") }))).toBe(Code.InvalidArgument);
+    expect((await h().client.listSites({ accountId: ACCOUNT, actor: ACTOR })).sites).toHaveLength(before);
     // A bad answer refuses the whole change: the details stay as they were.
     const renamed = { ...siteDetails(), name: "Renamed" };
     const err = await failure(h().client.updateSite({ ...scoped, details: renamed, answerJson: Buffer.from("{not json") }));

@@ -76,9 +76,10 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const { site } = read;
     const determination = await determineSite(deps, site);
     if ("errors" in determination) return refuse(determination.errors);
-    const created = await refusedOr(async () => (await sites.createSite({ ...who(r), details: { name: site.name, input: site.input, location: { address: site.address }, operator: { name: site.operator, role: "operator" }, contacts: [] } })).site!);
+    // The site and its answer in one change: a site is never kept without the answer its page shows.
+    const details = { name: site.name, input: site.input, location: { address: site.address }, operator: { name: site.operator, role: "operator" }, contacts: [] };
+    const created = await refusedOr(async () => (await sites.createSite({ ...who(r), details, answerJson: answerBytes(determination.ok) })).site!);
     if ("errors" in created) return refuse(created.errors);
-    await sites.saveDetermination({ ...who(r), siteId: created.ok.id, answerJson: answerBytes(determination.ok) });
     return reply.code(303).header("location", `/app/sites/${created.ok.id}`).send();
   });
 

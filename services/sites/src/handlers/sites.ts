@@ -72,6 +72,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
       const c = checkCaller(new Check(), req);
       checkSiteDetails(c, req.details);
       c.done();
+      const answer = req.answerJson.length > 0 ? parseAnswer(req.answerJson) : undefined;
       const at = timestamp(ctx);
       const row: SiteRow = {
         id: newId("site"),
@@ -90,6 +91,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
         db.transaction().execute(async (trx) => {
           await trx.insertInto("sites").values(row).execute();
           await appendAudit(trx, row.id, req.actor, at, { action: "site.created", subjectId: row.id, detail: { details: JSON.parse(row.details_json) } });
+          if (answer) await appendAudit(trx, row.id, req.actor, at, (await storeAnswer(trx, row.id, req.actor, at, req.answerJson, answer)).audit);
           return { site: toSite(row) };
         }),
       );
