@@ -7,12 +7,12 @@ import type { RainEvent } from "@permits/proto/sites/v1/sites";
 import type { Schedule } from "@permits/swppp";
 import type { AppDeps } from "../../deps.js";
 import { html, type Html } from "./html.js";
-import { formOf, requireWritable, type SignedIn } from "./context.js";
+import { requireWritable } from "./context.js";
 import { csrfField, errorSummary, input, type FieldErrors } from "./form.js";
 import { refusedOr } from "./site-form.js";
 import { basisView } from "./schedule-view.js";
-import { backLink, openSiteForm, sendClosed, sendPage } from "./site-pages.js";
-import { todayOf, who } from "./site-records.js";
+import { backLink, openSiteForm, sendClosed, sendPage, sitePost } from "./site-pages.js";
+import { todayOf } from "./site-records.js";
 
 const FIELD_OF: Record<string, string> = { occurredOn: "occurred_on", inches: "inches", measuredBy: "measured_by" };
 
@@ -69,15 +69,12 @@ export function rainRoutes(app: FastifyInstance, deps: AppDeps): void {
   openSiteForm(app, sites, "/app/sites/:id/rain-events/new", "Enter rain", (site, token) => rainForm(site.id, site.details!.name, token, { occurred_on: todayOf(deps) }));
 
   app.post("/app/sites/:id/rain-events", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const form = formOf(req);
-    const { site } = await sites.getSite({ ...who(r), siteId: id });
-    if (site!.closedOn) return sendClosed(r, reply, site!, "Enter rain");
-    const refuse = (errors: FieldErrors) => sendPage(r, reply, "Enter rain", (token) => rainForm(id, site!.details!.name, token, form, errors), 400);
+    const { r, id, w, site, form } = await sitePost(sites, req);
+    if (site.closedOn) return sendClosed(r, reply, site, "Enter rain");
+    const refuse = (errors: FieldErrors) => sendPage(r, reply, "Enter rain", (token) => rainForm(id, site.details!.name, token, form, errors), 400);
     const rain = readRain(form);
     if (rain instanceof Map) return refuse(rain);
-    const added = await refusedOr(() => sites.addRainEvent({ ...who(r), siteId: id, ...rain }), (f) => FIELD_OF[f] ?? f);
+    const added = await refusedOr(() => sites.addRainEvent({ ...w, ...rain }), (f) => FIELD_OF[f] ?? f);
     if ("errors" in added) return refuse(added.errors);
     return reply.code(303).header("location", `/app/sites/${id}#rain`).send();
   });

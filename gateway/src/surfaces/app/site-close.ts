@@ -8,11 +8,11 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Site } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { html, type Html } from "./html.js";
-import { formOf, requireWritable, type SignedIn } from "./context.js";
+import { requireWritable } from "./context.js";
 import { csrfField, errorSummary, input, type FieldErrors } from "./form.js";
 import { refusedOr } from "./site-form.js";
-import { backLink, closedNotice, openSiteForm, sendPage } from "./site-pages.js";
-import { todayOf, who } from "./site-records.js";
+import { backLink, closedNotice, openSiteForm, sendPage, sitePost } from "./site-pages.js";
+import { todayOf } from "./site-records.js";
 
 const TITLE = "Close the site";
 const FIELD_OF: Record<string, string> = { closedOn: "closed_on" };
@@ -55,13 +55,9 @@ export function siteCloseRoutes(app: FastifyInstance, deps: AppDeps): void {
   openSiteForm(app, sites, "/app/sites/:id/close", TITLE, (site, token) => dateForm(site, token, { closed_on: todayOf(deps) }), alreadyClosed);
 
   app.post("/app/sites/:id/close", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const w = { ...who(r), siteId: id };
-    const form = formOf(req);
-    const { site } = await sites.getSite(w);
+    const { r, id, w, site, form } = await sitePost(sites, req);
     const closedOn = (form.closed_on ?? "").trim();
-    if (!closedOn) return sendPage(r, reply, TITLE, (token) => dateForm(site!, token, form, new Map([["closed_on", ["Give the date of the notice of termination."]]])), 400);
+    if (!closedOn) return sendPage(r, reply, TITLE, (token) => dateForm(site, token, form, new Map([["closed_on", ["Give the date of the notice of termination."]]])), 400);
     const preview = form.confirm !== "yes";
     let answer;
     try {
@@ -72,8 +68,8 @@ export function siteCloseRoutes(app: FastifyInstance, deps: AppDeps): void {
       const { site: now } = await sites.getSite(w);
       return sendPage(r, reply, TITLE, () => alreadyClosed(now!), 409);
     }
-    if ("errors" in answer) return sendPage(r, reply, TITLE, (token) => dateForm(site!, token, form, answer.errors), 400);
-    if (preview) return sendPage(r, reply, TITLE, (token) => confirmForm(site!, answer.ok.site!, token));
+    if ("errors" in answer) return sendPage(r, reply, TITLE, (token) => dateForm(site, token, form, answer.errors), 400);
+    if (preview) return sendPage(r, reply, TITLE, (token) => confirmForm(site, answer.ok.site!, token));
     return reply.code(303).header("location", `/app/sites/${id}`).send();
   });
 }

@@ -6,12 +6,12 @@ import type { FastifyInstance } from "fastify";
 import type { Site } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { html } from "./html.js";
-import { formOf, requireWritable, type SignedIn } from "./context.js";
+import { requireWritable } from "./context.js";
 import type { FieldErrors } from "./form.js";
 import { determineSite, formValuesOf, readSiteForm, refusedOr, siteForm, type SiteFormView } from "./site-form.js";
 import { frequencyStillOffered } from "./frequency.js";
-import { backLink, openSiteForm, sendClosed, sendPage } from "./site-pages.js";
-import { answerBytes, who } from "./site-records.js";
+import { backLink, openSiteForm, sendClosed, sendPage, sitePost } from "./site-pages.js";
+import { answerBytes } from "./site-records.js";
 
 function editView(site: Site): SiteFormView {
   return {
@@ -30,18 +30,14 @@ export function siteEditRoutes(app: FastifyInstance, deps: AppDeps): void {
   openSiteForm(app, sites, "/app/sites/:id/edit", "Edit the site", (site, token) => siteForm(editView(site), token, formValuesOf(site.details!)));
 
   app.post("/app/sites/:id", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const w = { ...who(r), siteId: id };
-    const form = formOf(req);
-    const { site } = await sites.getSite(w);
-    if (site!.closedOn) return sendClosed(r, reply, site!, "Edit the site");
-    const refuse = (errors: FieldErrors) => sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site!), token, form, errors), 400);
+    const { r, id, w, site, form } = await sitePost(sites, req);
+    if (site.closedOn) return sendClosed(r, reply, site, "Edit the site");
+    const refuse = (errors: FieldErrors) => sendPage(r, reply, "Edit the site", (token) => siteForm(editView(site), token, form, errors), 400);
     const read = readSiteForm(form);
     if ("errors" in read) return refuse(read.errors);
     const determined = await determineSite(deps, read.site);
     if ("errors" in determined) return refuse(determined.errors);
-    const old = site!.details!;
+    const old = site.details!;
     const location = old.location;
     const operator = old.operator;
     const details = {

@@ -1,10 +1,10 @@
 // What the pages about one site share: the link back to it, sending a page, and the refusal of a
 // form on a closed site (a closed site cannot change; the sites service refuses too).
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Site } from "@permits/proto/sites/v1/sites";
 import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
-import { requireWritable, type SignedIn } from "./context.js";
+import { formOf, requireWritable, type SignedIn } from "./context.js";
 import { who, type SitesClient } from "./site-records.js";
 
 export function backLink(siteId: string, name: string): Html {
@@ -39,4 +39,13 @@ export function openSiteForm(app: FastifyInstance, sites: SitesClient, url: stri
     if (!site!.closedOn) return sendPage(r, reply, title, (token) => form(site!, token));
     return whenClosed ? sendPage(r, reply, title, () => whenClosed(site!), 409) : sendClosed(r, reply, site!, title);
   });
+}
+
+/** What a POST about one site starts from: who asks, the site (another account's is NotFound) and the form. */
+export async function sitePost(sites: SitesClient, req: FastifyRequest) {
+  const r = req as SignedIn;
+  const id = (req.params as { id: string }).id;
+  const w = { ...who(r), siteId: id };
+  const { site } = await sites.getSite(w);
+  return { r, id, w, site: site!, form: formOf(req) };
 }

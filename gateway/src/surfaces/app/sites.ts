@@ -6,7 +6,7 @@ import { CorrectiveActionStatus, type Site } from "@permits/proto/sites/v1/sites
 import type { Schedule } from "@permits/swppp";
 import { Plan } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
-import { html, type Html } from "./html.js";
+import { html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { csrfField, type FieldErrors } from "./form.js";
