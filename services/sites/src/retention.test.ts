@@ -17,6 +17,6 @@ describe("retention", () => {
     expect(retentionFor("2026-01-10", null, "").requirementId).toBe("");
     const longest = retentionFor("2026-01-10", answer([{ id: "retention.a", unit: "years", value: 4, label: "A" }, { id: "retention.b", unit: "years after termination", value: 6, label: "B" }]), "");
     expect(longest).toMatchObject({ retainUntil: "2032-01-10", requirementId: "retention.b" });
-    expect(longest.basis).toBe('Kept 6 years after the close date 2026-01-10: the site\'s permit asks for 6 years ("B", retention.b, held as unverified in the saved determination), longer than the federal permit\'s three years.');
+    expect(longest.basis).toBe('Kept 6 years after the close date 2026-01-10: the site\'s permit asks for 6 years ("B", retention.b, held as unverified in the permit answer saved for the site), longer than the federal permit\'s three years.');
   });
 });

@@ -55,10 +55,10 @@ export function retentionFor(closedOn: string, answer: unknown, permitName: stri
   if (held && held.years > FEDERAL_RETENTION_YEARS) {
     return {
       retainUntil: addYears(closedOn, held.years),
-      basis: `Kept ${held.years} years after the close date ${closedOn}: ${permit} asks for ${held.years} years ("${held.label}", ${held.id}, held as ${held.confidence} in the saved determination), longer than the federal permit's three years.`,
+      basis: `Kept ${held.years} years after the close date ${closedOn}: ${permit} asks for ${held.years} years ("${held.label}", ${held.id}, held as ${held.confidence} in the permit answer saved for the site), longer than the federal permit's three years.`,
       requirementId: held.id,
     };
   }
-  const also = held ? ` ${permit} states ${held.years} years too ("${held.label}", ${held.id}, held as ${held.confidence}).` : " The saved determination holds no longer period for the site's permit.";
+  const also = held ? ` ${permit} states ${held.years} years too ("${held.label}", ${held.id}, held as ${held.confidence}).` : " The permit answer saved for the site holds no longer period.";
   return { retainUntil: floor, basis: `Kept three years after the close date ${closedOn}, the federal construction permit's period, which this service keeps for every site.${also}`, requirementId: "" };
 }

@@ -103,7 +103,7 @@ eachDatabase((h) => {
     expect(site!.closedOn).toBe("2026-11-28");
     expect(site!.retention).toMatchObject({ retainUntil: "2029-11-28", requirementId: "" });
     expect(site!.retention!.basis).toBe(
-      "Kept three years after the close date 2026-11-28, the federal construction permit's period, which this service keeps for every site. The saved determination holds no longer period for the site's permit.",
+      "Kept three years after the close date 2026-11-28, the federal construction permit's period, which this service keeps for every site. The permit answer saved for the site holds no longer period.",
     );
     const readOnly = await failure(h().client.addRainEvent({ ...scoped(siteId), occurredOn: "2026-11-28", inches: 1, measuredBy: "gauge" }));
     expect(readOnly.code).toBe(Code.FailedPrecondition);
@@ -143,7 +143,7 @@ eachDatabase((h) => {
     const { site } = await h().client.closeSite({ ...scoped(siteId), closedOn: "2026-02-28" });
     expect(site!.retention).toMatchObject({ retainUntil: "2031-02-28", requirementId: "retention.records" });
     expect(site!.retention!.basis).toBe(
-      'Kept 5 years after the close date 2026-02-28: the site\'s permit (Construction Stormwater General Permit) asks for 5 years ("Record retention", retention.records, held as unverified in the saved determination), longer than the federal permit\'s three years.',
+      'Kept 5 years after the close date 2026-02-28: the site\'s permit (Construction Stormwater General Permit) asks for 5 years ("Record retention", retention.records, held as unverified in the permit answer saved for the site), longer than the federal permit\'s three years.',
     );
     const equal = await newSite(h());
     await h().client.saveDetermination({ ...scoped(equal), answerJson: answer({ id: "retention.swppp", years: 3, unit: "years after termination" }) });
