@@ -2,6 +2,7 @@ import path from "node:path";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { type BuildContext, type BuiltService, ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
+import type { SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
 
 export interface BuildOptions {
@@ -30,7 +31,7 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
   const load = () =>
     (loading ??= (async () => {
       const [{ openSitesDatabase }, { createSitesService }] = await Promise.all([import("./db/open.js"), import("./service.js")]);
-      const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as "normal" | "full" });
+      const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
       return { database, impl: createSitesService({ db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger }) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).

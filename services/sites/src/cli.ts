@@ -4,25 +4,14 @@
 //   verify <zip>      checks an export's manifest hashes and audit chain
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { backup } from "node:sqlite";
 import { ConfigError, optionalUrl, readEnv, str, systemClock } from "@permits/runtime";
+import { backupSqlite } from "@permits/state/sql";
 import { SITES_DB_FILE } from "./db/file.js";
 import { openSitesDatabase } from "./db/open.js";
-import { openSqliteFile } from "./db/sqlite.js";
 import { verifyExport } from "./export.js";
 import { purgeExpired } from "./handlers/trail.js";
 
 const USAGE = "usage: npm run sites -- purge-expired | backup <file> | verify <export.zip>";
-
-/** Copies the live database page by page while others keep writing; the copy is one consistent state. */
-export async function backupSqlite(stateDir: string, target: string): Promise<number> {
-  const source = openSqliteFile(path.join(stateDir, SITES_DB_FILE));
-  try {
-    return await backup(source, target);
-  } finally {
-    source.close();
-  }
-}
 
 export async function runCli(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
   const config = readEnv({ DATABASE_URL: optionalUrl({ default: undefined }), STATE_DIR: str({ default: "./.state" }) }, env);
@@ -41,7 +30,7 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, out: (line:
   }
   if (command === "backup" && arg) {
     if (config.DATABASE_URL) throw new ConfigError("DATABASE_URL is set: back PostgreSQL up with pg_dump (see services/sites/README.md)");
-    const pages = await backupSqlite(stateDir, path.resolve(arg));
+    const pages = await backupSqlite(path.join(stateDir, SITES_DB_FILE), path.resolve(arg));
     out(`backed up ${path.join(stateDir, SITES_DB_FILE)} to ${path.resolve(arg)} (${pages} pages)`);
     return 0;
   }
