@@ -1,7 +1,7 @@
-import path from "node:path";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { type BuildContext, type BuiltService, ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
+import { type BuildContext, type BuiltService, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
+import { readSqlBackend } from "@permits/state";
 import type { SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
 
@@ -18,20 +18,15 @@ type Impl = ServiceImpl<typeof SitesService>;
  * (main.ts) it opens at start, so a bad database stops the process there.
  */
 export async function build(ctx: BuildContext, options: BuildOptions = {}): Promise<BuiltService<typeof SitesService>> {
+  const where = readSqlBackend(ctx.env);
   const env = readEnv({
-    DATABASE_URL: optionalUrl({ default: undefined, desc: "PostgreSQL for the sites service (postgres://user:password@host:5432/db); unset: the embedded SQLite file." }),
-    STATE_DIR: str({ default: "./.state", desc: "Where the embedded sites database (sites.sqlite) lives when DATABASE_URL is unset." }),
-    DATABASE_POOL_SIZE: positiveInt({ default: 10, desc: "Most connections the sites service opens to PostgreSQL." }),
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
   }, ctx.env);
-  if (env.DATABASE_URL && !/^postgres(ql)?:$/.test(new URL(env.DATABASE_URL).protocol)) {
-    throw new ConfigError("invalid configuration: DATABASE_URL: must be a postgres:// or postgresql:// URL");
-  }
   let loading: Promise<{ database: SitesDatabase; impl: Impl }> | undefined;
   const load = () =>
     (loading ??= (async () => {
       const [{ openSitesDatabase }, { createSitesService }] = await Promise.all([import("./db/open.js"), import("./service.js")]);
-      const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
+      const database = await openSitesDatabase({ ...where, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
       return { database, impl: createSitesService({ db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger }) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
