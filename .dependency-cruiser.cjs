@@ -136,6 +136,13 @@ module.exports = {
       to: { path: ["(^|/)node_modules/(redis|@redis/[^/]+|lmdb|pg)/", "^(node:)?sqlite$"] },
     },
     {
+      name: "sql-drivers-load-on-first-open",
+      comment: "@permits/state/sql loads Kysely, pg, node:sqlite and its SQLite dialect by dynamic import only (types aside): a host that imports it loads no SQL driver before a service's first call.",
+      severity: "error",
+      from: { path: "^packages/state/src/sql\\.ts$" },
+      to: { path: ["(^|/)node_modules/(kysely|pg)/", "^(node:)?sqlite$", "^packages/state/src/sqlite-dialect\\.ts$"], dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "no-sql-driver-from-the-state-index",
       comment: "@permits/state's index (Redis, LMDB) loads no SQL driver: Kysely, pg and node:sqlite load through @permits/state/sql alone, on a SQL service's first call.",
       severity: "error",

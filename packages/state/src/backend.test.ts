@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BREAKER } from "@permits/runtime";
-import { readSqlBackend, readStateBackend } from "./backend.js";
+import { readStateBackend } from "./backend.js";
 
 describe("readStateBackend", () => {
   it("is LMDB in ./.state by default, and in STATE_DIR (made absolute) when set", () => {
@@ -28,26 +28,5 @@ describe("readStateBackend", () => {
     [{ CIRCUIT_BREAKER_FAILURES: "-1" }, "CIRCUIT_BREAKER_FAILURES: must be a non-negative integer"],
   ])("refuses %j: %s", (env, message) => {
     expect(() => readStateBackend(env)).toThrow(`invalid configuration: ${message}`);
-  });
-});
-
-describe("readSqlBackend", () => {
-  it("is the SQLite file's directory, ./.state by default, when DATABASE_URL is unset or empty", () => {
-    expect(readSqlBackend({})).toEqual({ databaseUrl: undefined, stateDir: path.resolve("./.state"), poolSize: 10 });
-    expect(readSqlBackend({ DATABASE_URL: "", STATE_DIR: "/var/lib/permits" })).toEqual({ databaseUrl: undefined, stateDir: "/var/lib/permits", poolSize: 10 });
-  });
-
-  it("is PostgreSQL when DATABASE_URL is set, with DATABASE_POOL_SIZE", () => {
-    expect(readSqlBackend({ DATABASE_URL: "postgres://app@db:5432/permits", DATABASE_POOL_SIZE: "4" })).toEqual({ databaseUrl: "postgres://app@db:5432/permits", stateDir: path.resolve("./.state"), poolSize: 4 });
-    expect(readSqlBackend({ DATABASE_URL: "postgresql://db/permits" }).databaseUrl).toBe("postgresql://db/permits");
-  });
-
-  it.each([
-    [{ DATABASE_URL: "not a url" }, "DATABASE_URL: must be an absolute URL"],
-    [{ DATABASE_URL: "mysql://db:3306/permits" }, "DATABASE_URL: must be a postgres:// or postgresql:// URL"],
-    [{ DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE: must be a positive integer"],
-    [{ STATE_DIR: "a\0b" }, "STATE_DIR: is not a valid path"],
-  ])("refuses %j: %s", (env, message) => {
-    expect(() => readSqlBackend(env)).toThrow(`invalid configuration: ${message}`);
   });
 });

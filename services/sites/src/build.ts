@@ -1,8 +1,7 @@
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { type BuildContext, type BuiltService, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
-import { readSqlBackend } from "@permits/state";
-import type { SqliteSync } from "@permits/state/sql";
+import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
 
 export interface BuildOptions {

@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, systemClock } from "@permits/runtime";
-import { readSqlBackend } from "@permits/state";
-import { backupSqlite } from "@permits/state/sql";
+import { backupSqlite, readSqlBackend } from "@permits/state/sql";
 import { SITES_DB_FILE } from "./db/file.js";
 import { openSitesDatabase } from "./db/open.js";
 import { verifyExport } from "./export.js";

@@ -22,7 +22,7 @@ export async function openSitesDatabase(options: OpenOptions): Promise<SitesData
 
 /** The sites tables in the SQLite file `file` (tests, and restoring a backup). */
 export async function openSqlite(file: string, options: OpenSqliteOptions = {}): Promise<SitesDatabase> {
-  return ready(openSqliteKysely<SitesTables>(file, options), "sqlite");
+  return ready(await openSqliteKysely<SitesTables>(file, options), "sqlite");
 }
 
 async function ready(db: SitesDb, kind: DatabaseKind): Promise<SitesDatabase> {
