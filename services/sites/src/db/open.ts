@@ -20,7 +20,7 @@ export async function openSitesDatabase(options: OpenOptions): Promise<SitesData
   return ready(db, kind);
 }
 
-/** The sites tables in the SQLite file `file` (tests, and restoring a backup). */
+/** The sites tables in the SQLite file at `file` (the tests open one by its path, such as a restored backup). */
 export async function openSqlite(file: string, options: OpenSqliteOptions = {}): Promise<SitesDatabase> {
   return ready(await openSqliteKysely<SitesTables>(file, options), "sqlite");
 }
