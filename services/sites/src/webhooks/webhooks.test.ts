@@ -247,6 +247,22 @@ eachDatabase((h) => {
     expect(receiver.received).toEqual([]);
   });
 
+  it("a site's purge removes its deliveries and their log; the endpoint stays", async () => {
+    const now = clock.now();
+    const { endpoint } = await register("/purged", ["inspection.overdue"]);
+    clock.set(Date.parse("2019-06-01T10:00:00Z"));
+    const siteId = await newSite();
+    await record(siteId, "inspection.overdue", "2019-06-01");
+    expect(await worker.deliverDue()).toBe(1);
+    clock.set(Date.parse("2020-01-15T10:00:00Z"));
+    await client.closeSite({ accountId: ACCOUNT, actor: ACTOR, siteId, closedOn: "2020-01-15" });
+    clock.set(now);
+    expect((await client.purgeExpired({ actor: "admin" })).purgedSiteIds).toEqual([siteId]);
+    expect(await ctx.db.selectFrom("webhook_deliveries").select("id").where("site_id", "=", siteId).execute()).toEqual([]);
+    expect((await client.listWebhookAttempts({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id })).attempts).toEqual([]);
+    await client.deleteWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id });
+  });
+
   it("two workers (replicas) draining one queue deliver each event exactly once", async () => {
     const { endpoint } = await register("/busy", ["inspection.overdue"]);
     const siteId = await newSite();

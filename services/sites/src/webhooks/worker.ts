@@ -60,6 +60,9 @@ export class DeliveryWorker {
   private async claim(): Promise<WebhookDeliveryRow[]> {
     const { db, kind, clock } = this.ctx;
     const now = clock.now();
+    // A plain read first: an idle poll takes no write lock (SQLite's claim is an IMMEDIATE transaction).
+    const anyDue = await db.selectFrom("webhook_deliveries").select("id").where("state", "=", "pending").where("next_attempt_at", "<=", iso(now)).limit(1).executeTakeFirst();
+    if (!anyDue) return [];
     return db.transaction().execute(async (trx) => {
       let due = trx.selectFrom("webhook_deliveries").selectAll().where("state", "=", "pending").where("next_attempt_at", "<=", iso(now)).orderBy("next_attempt_at").orderBy("id").limit(BATCH);
       if (kind === "postgres") due = due.forUpdate().skipLocked();
