@@ -2,7 +2,7 @@
 // verifier accepts, retries with backoff until success, 3 days then failing, the rotation overlap,
 // refused targets, no redirects, a 1 KB excerpt, replicas delivering each event once.
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { ManualClock } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
@@ -56,6 +56,14 @@ eachDatabase((h) => {
     ctx = { db: h().database.db, kind: h().database.kind, clock, webhooks: settings };
     client = createClient(SitesService, createRouterTransport(({ service }) => service(SitesService, createSitesService(ctx))));
     worker = new DeliveryWorker(ctx, settings, () => 1);
+  });
+
+  // Each test starts with no endpoints, so one that fails leaves nothing subscribed for the next.
+  afterEach(async () => {
+    receiver.release();
+    await ctx.db.deleteFrom("webhook_attempts").execute();
+    await ctx.db.deleteFrom("webhook_deliveries").execute();
+    await ctx.db.deleteFrom("webhook_endpoints").execute();
   });
 
   const register = (path: string, events: EventType[], accountId = ACCOUNT) => client.createWebhookEndpoint({ accountId, actor: ACTOR, url: `${receiver.origin}${path}`, events });
@@ -178,6 +186,44 @@ eachDatabase((h) => {
     expect(() => verifiedAt(created.signingSecret, after, clock.now())).toThrow("No matching signature found");
     expect((await client.listWebhookEndpoints({ accountId: ACCOUNT, actor: ACTOR })).endpoints.find((e) => e.id === created.endpoint!.id)!.previousSecretValidUntil).toBe("");
     await client.deleteWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: created.endpoint!.id });
+  });
+
+  it("an attempt that never ends (its worker hung or killed) is taken over when its lease ends, and its late failure changes nothing", async () => {
+    const { endpoint } = await register("/hangs", ["inspection.overdue"]);
+    receiver.answer = () => ({ status: 0 });
+    const eventId = (await record(await newSite(), "inspection.overdue", "lease"))!;
+    const slow = { ...settings, timeoutMs: 60_000 };
+    const hung = new DeliveryWorker(ctx, slow, () => 1).deliverDue();
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+    const other = new DeliveryWorker(ctx, slow, () => 1);
+    clock.advance(3 * 60_000 - 1);
+    expect(await other.deliverDue()).toBe(0); // still leased
+    clock.advance(1);
+    receiver.answer = () => ({ status: 200, body: "second try" });
+    expect(await other.deliverDue()).toBe(1);
+    expect(receiver.received.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId]);
+    receiver.release();
+    expect(await hung).toBe(1);
+    expect((await deliveryOf(eventId)).state).toBe("delivered");
+    const log = (await client.listWebhookAttempts({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id })).attempts;
+    // Newest first by when each attempt started: the hung one started first.
+    expect(log.map((a) => [a.attempt, a.statusCode, a.delivered, a.retrying])).toEqual([
+      [2, 200, true, false],
+      [1, 0, false, false],
+    ]);
+    expect(log[1]!.error).toBe("The request failed (ECONNRESET).");
+    await client.deleteWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id });
+  });
+
+  it("gives up an attempt with no answer after the timeout", async () => {
+    const { endpoint } = await register("/silent", ["inspection.overdue"]);
+    receiver.answer = () => ({ status: 0 });
+    await record(await newSite(), "inspection.overdue", "timeout");
+    const started = Date.now();
+    expect(await new DeliveryWorker(ctx, { ...settings, timeoutMs: 300 }, () => 1).deliverDue()).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    const [attempt] = (await client.listWebhookAttempts({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id })).attempts;
+    expect([attempt!.statusCode, attempt!.error, attempt!.retrying]).toEqual([0, "No answer within 0.3 seconds.", true]);
   });
 
   it("does not follow a redirect, and keeps at most the first 1 KB of an answer", async () => {

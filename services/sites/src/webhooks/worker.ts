@@ -88,9 +88,11 @@ export class DeliveryWorker {
     const now = this.ctx.clock.now();
     const deadline = Date.parse(d.created_at) + this.settings.retryForMs;
     await this.ctx.db.transaction().execute(async (trx) => {
-      const still = await trx.selectFrom("webhook_deliveries").select("id").where("id", "=", d.id).executeTakeFirst();
+      const still = await trx.selectFrom("webhook_deliveries").select("state").where("id", "=", d.id).executeTakeFirst();
       if (!still) return;
       await trx.insertInto("webhook_attempts").values({ id: newId("wha"), delivery_id: d.id, endpoint_id: d.endpoint_id, attempt: d.attempts, at, status_code: result.status, error: result.error, response_excerpt: result.excerpt }).execute();
+      // An attempt that outlived its lease may end after another worker's: it is logged, and changes nothing.
+      if (still.state !== "pending") return;
       if (result.delivered) {
         await trx.updateTable("webhook_deliveries").set({ state: "delivered" }).where("id", "=", d.id).execute();
         await trx.updateTable("webhook_endpoints").set({ failing_since: null, failing_reason: "" }).where("id", "=", endpoint.id).execute();
