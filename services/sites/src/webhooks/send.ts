@@ -64,7 +64,8 @@ export async function postWebhook(target: string, headers: Record<string, string
       const decoder = new StringDecoder("utf8");
       let kept = 0;
       let text = "";
-      const done = () => finish(outcome(res, text));
+      // PostgreSQL's text cannot hold U+0000: a NUL in an answer is kept as U+FFFD on both databases.
+      const done = () => finish(outcome(res, text.replaceAll("\u0000", "\uFFFD")));
       res.on("data", (chunk: Buffer) => {
         const take = chunk.subarray(0, EXCERPT_BYTES - kept);
         kept += take.length;

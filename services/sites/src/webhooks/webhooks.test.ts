@@ -244,6 +244,14 @@ eachDatabase((h) => {
     expect(attempt!.delivered).toBe(true);
     expect(attempt!.responseExcerpt).toBe(`a${"é".repeat(511)}`);
     expect(Buffer.byteLength(attempt!.responseExcerpt)).toBe(1023);
+
+    // A NUL in an answer (which PostgreSQL's text cannot hold) is kept as U+FFFD.
+    receiver.answer = () => ({ status: 200, body: "bad\u0000byte" });
+    clock.advance(1000);
+    await client.sendTestWebhook({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id });
+    await worker.deliverDue();
+    [attempt] = (await client.listWebhookAttempts({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id })).attempts;
+    expect([attempt!.delivered, attempt!.responseExcerpt]).toEqual([true, "bad\uFFFDbyte"]);
     await client.deleteWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id });
   });
 

@@ -106,6 +106,7 @@ export class DeliveryWorker {
       await trx.updateTable("webhook_deliveries").set({ state: "failed" }).where("id", "=", d.id).execute();
       const reason = `An event (${d.type}, ${d.event_id}) could not be delivered in ${Math.round(this.settings.retryForMs / 3_600_000)} hours of retries (${d.attempts} attempts). The last attempt, at ${at}: ${result.error}`;
       await trx.updateTable("webhook_endpoints").set({ failing_since: timestamp(this.ctx), failing_reason: reason }).where("id", "=", endpoint.id).execute();
+      this.ctx.logger?.warn({ accountId: d.account_id, endpointId: endpoint.id, eventId: d.event_id, attempts: d.attempts }, "sites: webhook delivery given up; the endpoint is marked failing");
     });
   }
 
