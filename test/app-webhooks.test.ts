@@ -67,6 +67,10 @@ it("registers an endpoint (secret shown once), delivers a signed test event, sho
   expect(secretOf(again.body)).toBeUndefined();
   const endpointId = /<li id="(whe_[0-9a-f]+)">/.exec(again.body)![1]!;
 
+  const changed = await v.post(`${PAGE}/${endpointId}/events`, { "event_corrective_action.overdue": "true" });
+  expect([changed.statusCode, changed.headers.location]).toEqual([303, `${PAGE}#${endpointId}`]);
+  expect((await v.get(PAGE)).body).toContain("Receives: corrective_action.overdue.");
+
   receiver.answer = () => ({ status: 200, body: "<script>alert(1)</script>" });
   const test = await v.post(`${PAGE}/${endpointId}/test`, {});
   expect([test.statusCode, test.headers.location]).toEqual([303, `${PAGE}#${endpointId}`]);

@@ -24,6 +24,16 @@ const EVENTS = [
 ] as const;
 const checkboxName = (event: string) => `event_${event}`;
 
+/** One checkbox per event (each inside its label, so a page may repeat them). */
+function eventBoxes(values: Record<string, string>): Html {
+  return html`${EVENTS.map(([event, words]) => checkbox({ name: checkboxName(event), label: words, hint: event }, values))}`;
+}
+
+/** The events ticked in a form. */
+function eventsOf(form: Record<string, string>): string[] {
+  return EVENTS.map(([event]) => event).filter((event) => form[checkboxName(event)] === "true");
+}
+
 interface Shown {
   /** A secret just made, shown this once. */
   secret?: { url: string; value: string };
@@ -41,7 +51,8 @@ function endpointView(e: WebhookEndpoint, log: readonly WebhookAttempt[], token:
   return html`<li id="${e.id}"><h3>${e.url}</h3>
 ${e.failing ? html`<p class="overdue" role="alert">Failing since ${e.failingSince.slice(0, 16).replace("T", " ")} UTC. ${e.failingReason}</p>` : html`<p>Active.</p>`}
 <p>Receives: ${e.events.join(", ")}.${e.previousSecretValidUntil ? html` The previous secret also signs until ${e.previousSecretValidUntil.slice(0, 16).replace("T", " ")} UTC.` : ""}</p>
-${writable ? html`<div class="actions">${button("test", "Send a test event", false)}${button("rotate", "Rotate the secret")}${button("delete", "Remove")}</div>` : ""}
+${writable ? html`<div class="actions">${button("test", "Send a test event", false)}${button("rotate", "Rotate the secret")}${button("delete", "Remove")}</div>
+<details><summary>Change the events</summary><form method="post" action="${PATH}/${e.id}/events">${csrfField(token)}${eventBoxes(Object.fromEntries(e.events.map((ev) => [checkboxName(ev), "true"])))}<p><button type="submit" class="secondary">Save the events</button></p></form></details>` : ""}
 <details${log.length ? html` open` : ""}><summary>Delivery log (latest ${log.length})</summary>
 ${log.length ? html`<table class="stack"><thead><tr><th>When</th><th>Event</th><th>Attempt</th><th>Status</th><th>Answer (first 1 KB)</th></tr></thead><tbody>${log.map(attemptRow)}</tbody></table>` : html`<p>Nothing sent yet.</p>`}</details></li>`;
 }
@@ -53,7 +64,7 @@ ${errorSummary(errors)}
 ${csrfField(token)}
 ${input({ name: "url", label: "Address (https://…)", hint: "It must be reachable on the internet; private and local addresses are refused.", required: true, maxlength: 2000 }, values, errors)}
 <fieldset><legend>Events to send</legend>${errors?.get("events")?.map((m) => html`<span class="field-error" id="events-error">${m}</span>`)}
-${EVENTS.map(([event, words]) => checkbox({ name: checkboxName(event), label: words, hint: event }, values))}</fieldset>
+${eventBoxes(values)}</fieldset>
 <p><button type="submit">Add the endpoint</button></p>
 </form>`;
 }
@@ -81,9 +92,8 @@ ${writable ? addForm(token, shown.form ?? {}, shown.errors) : ""}`;
     const r = req as SignedIn;
     const form = formOf(req);
     const url = (form.url ?? "").trim();
-    const events = EVENTS.map(([event]) => event).filter((event) => form[checkboxName(event)] === "true");
     try {
-      const created = await sites.createWebhookEndpoint({ ...who(r), url, events });
+      const created = await sites.createWebhookEndpoint({ ...who(r), url, events: eventsOf(form) });
       return await show(r, reply, { secret: { url: created.endpoint!.url, value: created.signingSecret } });
     } catch (err) {
       let errors = fieldErrorsOf(err);
@@ -91,6 +101,12 @@ ${writable ? addForm(token, shown.form ?? {}, shown.errors) : ""}`;
       if (!errors) throw err;
       return show(r, reply, { form, errors }, 400);
     }
+  });
+
+  app.post(`${PATH}/:id/events`, { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+    const { id } = req.params as { id: string };
+    await sites.updateWebhookEndpoint({ ...who(req as SignedIn), endpointId: id, events: eventsOf(formOf(req)) });
+    return reply.code(303).header("location", `${PATH}#${id}`).send();
   });
 
   app.post(`${PATH}/:id/rotate`, { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {

@@ -13,7 +13,7 @@ import { MAX_ENDPOINTS, ROTATION_OVERLAP_MS, type WebhookSettings } from "../web
 import { checkHost, TargetRefused, urlProblem } from "../webhooks/targets.js";
 import { Check, checkCaller, LIMITS } from "../validate.js";
 
-type Handlers = Pick<ServiceImpl<typeof SitesService>, "createWebhookEndpoint" | "listWebhookEndpoints" | "deleteWebhookEndpoint" | "rotateWebhookSecret" | "listWebhookAttempts" | "sendTestWebhook">;
+type Handlers = Pick<ServiceImpl<typeof SitesService>, "createWebhookEndpoint" | "listWebhookEndpoints" | "updateWebhookEndpoint" | "deleteWebhookEndpoint" | "rotateWebhookSecret" | "listWebhookAttempts" | "sendTestWebhook">;
 
 /** The latest attempts ListWebhookAttempts answers. */
 const LOG_LENGTH = 50;
@@ -42,6 +42,14 @@ function endpointOf(q: SitesContext["db"] | Trx, accountId: string, endpointId: 
     .then((row) => row ?? Promise.reject(notFound("webhook_endpoint", endpointId)));
 }
 
+/** At least one event, each a known type; answers them in EVENT_TYPES' order. */
+function checkEvents(c: Check, events: readonly string[]): string[] {
+  if (events.length === 0) c.add("events", "Choose at least one event.", ViolationReason.MISSING);
+  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown.length > 0) c.add("events", `Unknown event ${JSON.stringify(unknown[0]!.slice(0, 60))}.`, ViolationReason.UNKNOWN_VALUE, [...EVENT_TYPES]);
+  return EVENT_TYPES.filter((e) => events.includes(e));
+}
+
 function checkEndpointRequest(req: { accountId: string; actor: string; endpointId: string }): void {
   checkCaller(new Check(), req).required("endpointId", req.endpointId, LIMITS.id).done();
 }
@@ -58,9 +66,7 @@ export function webhookHandlers(ctx: SitesContext): Handlers {
       const c = checkCaller(new Check(), req).required("url", req.url, 2000);
       const problem = req.url.trim() === "" ? undefined : urlProblem(req.url, s.policy);
       if (problem) c.add("url", problem);
-      if (req.events.length === 0) c.add("events", "Choose at least one event.", ViolationReason.MISSING);
-      const unknown = req.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-      if (unknown.length > 0) c.add("events", `Unknown event ${JSON.stringify(unknown[0]!.slice(0, 60))}.`, ViolationReason.UNKNOWN_VALUE, [...EVENT_TYPES]);
+      const events = checkEvents(c, req.events);
       c.done();
       try {
         await checkHost(new URL(req.url).hostname, s.policy);
@@ -73,7 +79,6 @@ export function webhookHandlers(ctx: SitesContext): Handlers {
         db.transaction().execute(async (trx) => {
           const count = await trx.selectFrom("webhook_endpoints").select((eb) => eb.fn.countAll().as("n")).where("account_id", "=", req.accountId).executeTakeFirstOrThrow();
           if (Number(count.n) >= MAX_ENDPOINTS) new Check().add("url", `This account already has ${MAX_ENDPOINTS} endpoints, the most it can have: remove one first.`).done();
-          const events = EVENT_TYPES.filter((e) => req.events.includes(e));
           const values: WebhookEndpointRow = { id: newId("whe"), account_id: req.accountId, url: req.url, events_json: JSON.stringify(events), secret_sealed: seal(s.key, secret), previous_secret_sealed: null, previous_secret_until: null, failing_since: null, failing_reason: "", created_at: timestamp(ctx) };
           await trx.insertInto("webhook_endpoints").values(values).execute();
           return values;
@@ -88,6 +93,20 @@ export function webhookHandlers(ctx: SitesContext): Handlers {
       const rows = await guard(ctx, () => db.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", req.accountId).orderBy("created_at").orderBy("id").execute());
       const now = timestamp(ctx);
       return { endpoints: rows.map((r) => toEndpoint(r, now)) };
+    },
+
+    async updateWebhookEndpoint(req) {
+      const c = checkCaller(new Check(), req).required("endpointId", req.endpointId, LIMITS.id);
+      const events = checkEvents(c, req.events);
+      c.done();
+      const row = await guard(ctx, () =>
+        db.transaction().execute(async (trx) => {
+          const current = await endpointOf(trx, req.accountId, req.endpointId);
+          await trx.updateTable("webhook_endpoints").set({ events_json: JSON.stringify(events) }).where("id", "=", current.id).execute();
+          return { ...current, events_json: JSON.stringify(events) };
+        }),
+      );
+      return { endpoint: toEndpoint(row, timestamp(ctx)) };
     },
 
     async deleteWebhookEndpoint(req) {

@@ -292,13 +292,26 @@ eachDatabase((h) => {
   it("an account sees and changes only its own endpoints; removing one drops its queued deliveries", async () => {
     const { endpoint } = await register("/mine", ["inspection.overdue"]);
     const other = { accountId: OTHER_ACCOUNT, actor: ACTOR, endpointId: endpoint!.id };
-    for (const call of [() => client.rotateWebhookSecret(other), () => client.listWebhookAttempts(other), () => client.sendTestWebhook(other), () => client.deleteWebhookEndpoint(other)]) expect((await failure(call())).code).toBe(Code.NotFound);
+    for (const call of [() => client.updateWebhookEndpoint({ ...other, events: ["site.rules_changed"] }), () => client.rotateWebhookSecret(other), () => client.listWebhookAttempts(other), () => client.sendTestWebhook(other), () => client.deleteWebhookEndpoint(other)]) expect((await failure(call())).code).toBe(Code.NotFound);
     expect((await client.listWebhookEndpoints({ accountId: OTHER_ACCOUNT, actor: ACTOR })).endpoints.map((e) => e.url)).not.toContain(`${receiver.origin}/mine`);
     const eventId = (await record(await newSite(), "inspection.overdue", "dropped"))!;
     await client.deleteWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id });
     expect(await ctx.db.selectFrom("webhook_deliveries").select("id").where("event_id", "=", eventId).execute()).toEqual([]);
     expect(await worker.deliverDue()).toBe(0);
     expect(receiver.received).toEqual([]);
+  });
+
+  it("changing an endpoint's events routes the next events by the new choice", async () => {
+    const { endpoint } = await register("/choosy", ["inspection.overdue"]);
+    const siteId = await newSite();
+    const bad = await failure(client.updateWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id, events: [] }));
+    expect(badRequestOf(bad)!.violations.map((v) => `${v.field}: ${v.description}`)).toEqual(["events: Choose at least one event."]);
+    const updated = await client.updateWebhookEndpoint({ accountId: ACCOUNT, actor: ACTOR, endpointId: endpoint!.id, events: ["corrective_action.overdue", "site.rules_changed"] });
+    expect(updated.endpoint!.events).toEqual(["site.rules_changed", "corrective_action.overdue"]);
+    await record(siteId, "inspection.overdue", "after-update");
+    const wanted = await record(siteId, "site.rules_changed", "after-update", { datasetVersion: "v9" });
+    await worker.deliverDue();
+    expect(receiver.received.map((r) => r.headers["webhook-id"])).toEqual([wanted]);
   });
 
   it("a site's purge removes its deliveries and their log; the endpoint stays", async () => {
