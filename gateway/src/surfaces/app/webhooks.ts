@@ -53,7 +53,7 @@ ${e.failing ? html`<p class="overdue" role="alert">Failing since ${e.failingSinc
 <p>Receives: ${e.events.join(", ")}.${e.previousSecretValidUntil ? html` The previous secret also signs until ${e.previousSecretValidUntil.slice(0, 16).replace("T", " ")} UTC.` : ""}</p>
 ${writable ? html`<div class="actions">${button("test", "Send a test event", false)}${button("rotate", "Rotate the secret")}${button("delete", "Remove")}</div>
 <details><summary>Change the events</summary><form method="post" action="${PATH}/${e.id}/events">${csrfField(token)}${eventBoxes(Object.fromEntries(e.events.map((ev) => [checkboxName(ev), "true"])))}<p><button type="submit" class="secondary">Save the events</button></p></form></details>` : ""}
-<details${log.length ? html` open` : ""}><summary>Delivery log (latest ${log.length})</summary>
+<details${log.length ? html` open` : ""}><summary>Delivery log${log.length ? ` (latest ${log.length})` : ""}</summary>
 ${log.length ? html`<table class="stack"><thead><tr><th>When</th><th>Event</th><th>Attempt</th><th>Status</th><th>Answer (first 1 KB)</th></tr></thead><tbody>${log.map(attemptRow)}</tbody></table>` : html`<p>Nothing sent yet.</p>`}</details></li>`;
 }
 
