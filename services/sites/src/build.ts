@@ -3,6 +3,7 @@ import { type BuildContext, type BuiltService, readEnv, str } from "@permits/run
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
+import { type RunningWebhooks, WEBHOOK_ENV } from "./webhooks/env.js";
 
 export interface BuildOptions {
   /** Open the database (and run its migrations) before answering; else on the first call. */
@@ -20,13 +21,17 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
   const where = readSqlBackend(ctx.env);
   const env = readEnv({
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
+    ...WEBHOOK_ENV,
   }, ctx.env);
-  let loading: Promise<{ database: SitesDatabase; impl: Impl }> | undefined;
+  let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl }> | undefined;
   const load = () =>
     (loading ??= (async () => {
-      const [{ openSitesDatabase }, { createSitesService }] = await Promise.all([import("./db/open.js"), import("./service.js")]);
+      const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js")]);
       const database = await openSitesDatabase({ ...where, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
-      return { database, impl: createSitesService({ db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger }) };
+      const base = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
+      // The delivery worker starts with the database: at start standalone, at the first call embedded.
+      const webhooks = startWebhooks(base, { ...env, DATABASE_URL: where.databaseUrl, STATE_DIR: where.stateDir });
+      return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
       loading = undefined;
@@ -41,7 +46,9 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     service: SitesService,
     impl,
     close: async () => {
-      if (loading) await (await loading.catch(() => undefined))?.database.close();
+      const loaded = await loading?.catch(() => undefined);
+      await loaded?.webhooks?.worker.stop();
+      await loaded?.database.close();
     },
   };
 }

@@ -2,8 +2,8 @@
 // package): the two databases every suite runs against, SQLite in a temp file and PostgreSQL in a
 // database of its own (created with a random name, dropped afterwards; when PostgreSQL cannot be
 // reached, `postgresKind()` answers undefined and says so on the console, as the Redis suites do),
-// `eachDatabase` that runs a suite unchanged on both, and concrete sites, reports, images and
-// stormwater answers.
+// `eachDatabase` that runs a suite unchanged on both, concrete sites, reports, images and
+// stormwater answers, and a webhook receiver.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -193,3 +193,6 @@ export async function newSite(h: Harness): Promise<string> {
 }
 
 export { Code };
+
+/** A webhook receiver on 127.0.0.1 that records what it gets (the app's tests post to it). */
+export { type Received, type Receiver, startReceiver, webhookHeaders } from "./webhooks/fake-receiver.js";
