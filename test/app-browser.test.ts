@@ -1,7 +1,8 @@
 // The app in Debian's chromium (headless, through puppeteer-core), at a phone's width (390 px)
 // and a desktop's (1280 px): sign in, add a site, make and download the plan, choose how often to
 // inspect and enter rain, edit the site, record and sign an inspection, try to change the signed
-// one (refused), amend it, close the corrective action, export, and close the site. Every page is checked with axe-core (no serious or critical violation) and kept as a
+// one (refused), amend it, close the corrective action, export, register a webhook endpoint, and
+// close the site. Every page is checked with axe-core (no serious or critical violation) and kept as a
 // screenshot under test-output/app/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import axeCore from "axe-core";
@@ -111,7 +112,7 @@ describe("the app in chromium", () => {
         await page.click("input[value='inspection.frequency.option2']");
         await submit(page, `form[action='${siteUrl}/frequency'] button`);
         await submit(page, `a[href='${siteUrl}/rain-events/new']`);
-        await check(page, width, "11-rain-form");
+        await check(page, width, "12-rain-form");
         await page.type("#inches", "0.3");
         await page.type("#measured_by", "Rain gauge on site");
         await submit(page, `form[action='${siteUrl}/rain-events'] button`);
@@ -120,11 +121,11 @@ describe("the app in chromium", () => {
 
         // Editing: a cleared field is refused beside it; a new acreage is answered again.
         await submit(page, `a[href='${siteUrl}/edit']`);
-        await check(page, width, "12-edit-site");
+        await check(page, width, "13-edit-site");
         await page.$eval("#acres", (i) => ((i as HTMLInputElement).value = ""));
         await submit(page, `form[action='${siteUrl}'] button[type='submit']`);
         expect(await page.$eval("#acres-error", (e) => e.textContent)).not.toBe("");
-        await check(page, width, "13-edit-errors");
+        await check(page, width, "14-edit-errors");
         await page.type("#acres", "6");
         await submit(page, `form[action='${siteUrl}'] button[type='submit']`);
         expect(new URL(page.url()).pathname).toBe(siteUrl);
@@ -191,17 +192,25 @@ describe("the app in chromium", () => {
         await page.goto(`${base}/app`);
         await check(page, width, "10-dashboard");
 
+        // Webhooks: an endpoint at a public address (nothing is sent until an event happens).
+        await submit(page, "a[href='/app/settings/webhooks']");
+        await page.type("#url", "https://93.184.215.14/hooks/permits");
+        await page.click("form[action='/app/settings/webhooks'] input[name='event_inspection.overdue']");
+        await submit(page, "form[action='/app/settings/webhooks'] button[type='submit']");
+        expect(await page.$eval(".notice code", (c) => c.textContent)).toMatch(/^whsec_/);
+        await check(page, width, "11-webhooks");
+
         // Closing: the date, then what it means (until when the records are kept, and why), then read-only.
         await page.goto(`${base}${siteUrl}/close`);
-        await check(page, width, "14-close");
+        await check(page, width, "15-close");
         await submit(page, `form[action='${siteUrl}/close'] button`);
         expect(await page.content()).toMatch(/The records will be kept until \d{4}-\d{2}-\d{2}\./);
-        await check(page, width, "15-close-confirm");
+        await check(page, width, "16-close-confirm");
         await submit(page, `form[action='${siteUrl}/close'] button`);
         expect(new URL(page.url()).pathname).toBe(siteUrl);
         expect(await page.content()).toContain("A closed site cannot change");
         expect(await page.$$(`a[href='${siteUrl}/edit'], a[href='${siteUrl}/inspections/new'], form[action='${siteUrl}/plans']`)).toHaveLength(0);
-        await check(page, width, "16-site-closed");
+        await check(page, width, "17-site-closed");
       } finally {
         await context.close();
       }

@@ -14,7 +14,7 @@ export interface PageChrome {
 export function page(chrome: PageChrome, body: Html): string {
   // Signed in: the sites and signing out; signed out: only the way in.
   const links = chrome.signOutToken
-    ? html`<a href="/app">Your sites</a> <form method="post" action="/app/session/end" class="inline"><input type="hidden" name="_csrf" value="${chrome.signOutToken}"><button type="submit" class="link">Sign out</button></form>`
+    ? html`<a href="/app">Your sites</a> <a href="/app/settings/webhooks">Webhooks</a> <form method="post" action="/app/session/end" class="inline"><input type="hidden" name="_csrf" value="${chrome.signOutToken}"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="/app">Sign in</a>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -23,6 +23,7 @@ import { frequencyRoutes } from "./frequency.js";
 import { rainRoutes } from "./rain.js";
 import { siteEditRoutes } from "./site-edit.js";
 import { siteCloseRoutes } from "./site-close.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -72,4 +73,5 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   rainRoutes(app, deps);
   siteEditRoutes(app, deps);
   siteCloseRoutes(app, deps);
+  webhookRoutes(app, deps);
 };
