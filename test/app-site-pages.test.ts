@@ -195,7 +195,11 @@ describe("closing a site", () => {
     expect(page).toContain("The site is closed: the app counts no more inspections for it.");
     for (const gone of [`${at}/edit`, `${at}/close"`, `${at}/rain-events/new`, `${at}/inspections/new`, `action="${at}/plans"`, `action="${at}/frequency"`]) expect(page).not.toContain(gone);
     expect(page).toContain(`href="${at}/records.zip"`);
-    expect((await v.get("/app")).body).toContain('<span class="muted">None: closed on 2026-11-28.</span>');
+    // On the dashboard, a closed site has nothing due and comes after the open ones.
+    await addSite(v, "Still open");
+    const dashboard = (await v.get("/app")).body;
+    expect(dashboard).toContain('<span class="muted">None: closed on 2026-11-28.</span>');
+    expect(dashboard.indexOf("Still open")).toBeLessThan(dashboard.indexOf("Finished site"));
 
     const again = await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" });
     expect(again.statusCode).toBe(409);

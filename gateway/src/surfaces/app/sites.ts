@@ -48,7 +48,8 @@ export function dashboard(deps: AppDeps) {
       const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
       return { s, due: schedule && nextDue(schedule), overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
     });
-    rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
+    // Overdue first, closed sites last, then by the next date due and by name.
+    rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || Number(a.s.closedOn !== undefined) - Number(b.s.closedOn !== undefined) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
     const plan = r.appSession.plan === Plan.SCALE ? "Scale" : "Pro";
     const body = html`<h1>Your sites</h1>
 <p class="muted">Stormwater ${plan} plan${r.appSession.readOnly ? " (cancelled: read-only)" : ""}.</p>

@@ -46,6 +46,7 @@ th,td{text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:.4
 .toc{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0 1rem}
 table.stack th:first-child{width:24%}
 @media (max-width:40rem){
+  header .brand{flex-basis:100%}
   td,th{overflow-wrap:anywhere}
   table.stack thead{display:none}
   table.stack tr{display:block;border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.3rem}
