@@ -104,7 +104,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     // What is done on site comes first; closing, which cannot be undone, comes last.
     const actions = writable ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a></p>` : "";
     const closing = writable
-      ? html`<section aria-labelledby="closing"><h2 id="closing">Closing the site</h2><p>Once your notice of termination has been filed, close the site with its date: the records are then kept for as long as your permit requires, and the site can no longer change.</p><p><a class="button secondary" href="/app/sites/${id}/close">Close the site</a></p></section>`
+      ? html`<section aria-labelledby="closing"><h2 id="closing">Closing the site</h2><p>Once your notice of termination has been filed, close the site with its date. Before you confirm, the page says until when the records will be kept and why; once closed, the site can no longer change.</p><p><a class="button secondary" href="/app/sites/${id}/close">Close the site</a></p></section>`
       : "";
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${writable ? html`<br><a href="/app/sites/${id}/edit">Edit the site's details</a>` : ""}</p>
