@@ -240,9 +240,31 @@ const events: Migration = {
   },
 };
 
+/**
+ * The app's sign-in sessions (handlers/sessions.ts), kept here so that every gateway replica knows
+ * every session. Not a retained record: no guards; a session ends at sign-out or when idle.
+ */
+const sessions: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("app_sessions")
+      .addColumn("id_sha256", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("key_id", "text", (c) => c.notNull())
+      .addColumn("plan", "integer", (c) => c.notNull())
+      .addColumn("access", "integer", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("seen_at", "text", (c) => c.notNull())
+      .addColumn("idle_limit_seconds", "integer", (c) => c.notNull())
+      .addColumn("expires_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("app_sessions_by_expiry").on("app_sessions").column("expires_at").execute();
+  },
+};
+
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events };
+  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -136,6 +136,21 @@ export interface SiteEventRow {
   created_at: string;
 }
 
+/** An app sign-in session (handlers/sessions.ts), found by the SHA-256 of its id. */
+export interface AppSessionRow {
+  id_sha256: string;
+  account_id: string;
+  key_id: string;
+  /** The Plan and AppAccess enums' numbers (permits.entitlement.v1). */
+  plan: number;
+  access: number;
+  created_at: string;
+  seen_at: string;
+  idle_limit_seconds: number;
+  /** seen_at plus the idle limit: the session is gone from this instant on. */
+  expires_at: string;
+}
+
 export interface SitesTables {
   sites: SiteRow;
   determinations: DeterminationRow;
@@ -147,6 +162,7 @@ export interface SitesTables {
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
+  app_sessions: AppSessionRow;
 }
 
 export type SitesDb = Kysely<SitesTables>;
