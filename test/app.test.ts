@@ -85,7 +85,7 @@ describe("GET / and signing in", () => {
     expect(cookie).toMatch(/Path=\/app/);
     expect(cookie).not.toMatch(/Secure/); // plain HTTP here; behind TLS it is Secure (next test)
     const before = v.cookies.get("app_session")!;
-    expect((await v.get("/app")).body).toContain("Your sites");
+    expect((await v.get("/app")).body).toContain("<h1>Your sites</h1>");
     await v.signIn(proKey);
     const after = v.cookies.get("app_session")!;
     expect(after).not.toBe(before);
@@ -143,7 +143,7 @@ describe("GET / and signing in", () => {
     expect((await v.get("/app")).body).toContain("Sign in to your sites");
     const idle = await signedIn();
     clock.advance(11 * 3600_000);
-    expect((await idle.get("/app")).body).toContain("Your sites");
+    expect((await idle.get("/app")).body).toContain("<h1>Your sites</h1>");
     clock.advance(12 * 3600_000 + 60_000);
     expect((await idle.get("/app")).body).toContain("Sign in to your sites");
     clock.set(Date.UTC(2026, 10, 28, 12));

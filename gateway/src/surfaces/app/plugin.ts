@@ -12,7 +12,6 @@ import { appErrorHandler, PHOTO_MAX_BYTES, PHOTO_MAX_COUNT } from "./errors.js";
 import { landingRoute } from "./landing.js";
 import { appStyle } from "./style.js";
 import { Sessions } from "./sessions.js";
-import type { SessionStore } from "./session-store.js";
 import { signInRoutes } from "./sign-in.js";
 import { csrfTokenOf, type AppRequest } from "./context.js";
 import { dashboard, siteRoutes } from "./sites.js";
@@ -24,7 +23,7 @@ import { frequencyRoutes } from "./frequency.js";
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
 
-export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionStore }> = async (app, { deps, sessions: store }) => {
+export const appPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: FORM_LIMIT_BYTES }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -37,7 +36,8 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   await app.register(csrf, { sessionPlugin: "@fastify/cookie", getToken: csrfTokenOf, cookieOpts: { path: "/app", httpOnly: true, sameSite: "lax", secure: "auto" } });
   app.setErrorHandler(appErrorHandler);
 
-  const sessions = new Sessions(store, deps.clock);
+  // Kept by the sites service, so every replica of the gateway knows every session.
+  const sessions = new Sessions(deps.clients.sites);
   app.decorateRequest("appSession", undefined);
   app.addHook("onRequest", async (req) => {
     if (!req.url.startsWith("/app")) return;
