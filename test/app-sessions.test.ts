@@ -138,10 +138,16 @@ describe.each([
     expect(res.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|unavailable|ConnectError|\bat \S+\.js/i);
   };
 
-  it("still shows the sign-in page, which needs no session", async () => {
-    const res = await new AppVisitor(t.app).get("/app");
+  it("still shows the sign-in page and the stylesheet, which need no session looked up", async () => {
+    const v = new AppVisitor(t.app);
+    const res = await v.get("/app");
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(SIGN_IN_PAGE);
+    // A cookie no gateway hands out (the ids are 43 base64url characters) is no session: no lookup.
+    v.cookies.set("app_session", "<script>");
+    expect((await v.get("/app")).body).toContain(SIGN_IN_PAGE);
+    v.cookies.set("app_session", "a-session-id-from-before-the-outage-0123456");
+    expect((await v.get("/app/style.css")).statusCode).toBe(200);
   });
 
   it("answers a sign-in, and a page asked for with a session cookie, with its own page in plain words", async () => {
@@ -149,7 +155,7 @@ describe.each([
     const signIn = await v.signIn(key);
     unavailable(signIn);
     expect(v.cookies.has("app_session"), "no cookie for a session that was not stored").toBe(false);
-    v.cookies.set("app_session", "an-id-from-before-the-outage");
+    v.cookies.set("app_session", "a-session-id-from-before-the-outage-0123456"); // as long as the ids the gateway hands out
     unavailable(await v.get("/app"));
     unavailable(await v.get("/app/sites/new"));
   });

@@ -10,7 +10,7 @@ import { AppAccess } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
 import { appErrorHandler, PHOTO_MAX_BYTES, PHOTO_MAX_COUNT } from "./errors.js";
 import { landingRoute } from "./landing.js";
-import { appStyle } from "./style.js";
+import { APP_STYLE_PATH, appStyle } from "./style.js";
 import { Sessions } from "./sessions.js";
 import { signInRoutes } from "./sign-in.js";
 import { csrfTokenOf, type AppRequest } from "./context.js";
@@ -40,7 +40,8 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { de
   const sessions = new Sessions(deps.clients.sites);
   app.decorateRequest("appSession", undefined);
   app.addHook("onRequest", async (req) => {
-    if (!req.url.startsWith("/app")) return;
+    // The stylesheet is everybody's: no session is looked up for it.
+    if (!req.url.startsWith("/app") || req.routeOptions.url === APP_STYLE_PATH) return;
     const session = await sessions.read(req);
     (req as AppRequest).appSession = session;
     // Every change asks again whether the plan still allows it: a plan cancelled while a session

@@ -12,8 +12,12 @@ import type { AppDeps } from "../../deps.js";
 export const SESSION_COOKIE = "app_session";
 export const IDLE_LIMIT_MS = 12 * 60 * 60 * 1000;
 const COOKIE_OPTIONS = { path: "/app", httpOnly: true, sameSite: "lax", secure: "auto" } as const;
-/** Longer than any id this gateway hands out: such a cookie is not looked up. */
-const MAX_ID_LENGTH = 100;
+/** What newId() makes (32 random bytes, base64url): any other cookie is no session, and costs no lookup. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+function newId(): string {
+  return randomBytes(32).toString("base64url");
+}
 
 /** Who signed in, as the entitlement service resolved their key at sign-in. */
 export interface SessionFields {
@@ -36,7 +40,7 @@ function digestOf(id: string): string {
 /** The digest of the request's session cookie; undefined when it carries none worth looking up. */
 function cookieDigest(req: FastifyRequest): string | undefined {
   const id = req.cookies[SESSION_COOKIE];
-  return id && id.length <= MAX_ID_LENGTH ? digestOf(id) : undefined;
+  return id && SESSION_ID.test(id) ? digestOf(id) : undefined;
 }
 
 export class Sessions {
@@ -55,7 +59,7 @@ export class Sessions {
   /** Signs in: a new id, whatever the request carried (the old session, if any, is ended). */
   async start(req: FastifyRequest, reply: FastifyReply, fields: SessionFields): Promise<void> {
     await this.end(req, reply);
-    const id = randomBytes(32).toString("base64url");
+    const id = newId();
     await this.sites.createSession({ idSha256: digestOf(id), ...fields, idleLimitSeconds: IDLE_LIMIT_MS / 1000 });
     reply.setCookie(SESSION_COOKIE, id, { ...COOKIE_OPTIONS, maxAge: IDLE_LIMIT_MS / 1000 });
   }
