@@ -14,8 +14,8 @@ import { Check, LIMITS } from "../validate.js";
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createSession" | "getSession" | "makeSessionReadOnly" | "endSession">;
 
 /** A session's last-seen time is written at most this often, not on every request (spares writes). */
-export const TOUCH_EVERY_MS = 60_000;
-export const IDLE_LIMIT_SECONDS = { min: 60, max: 7 * 24 * 3600 } as const;
+const TOUCH_EVERY_MS = 60_000;
+const IDLE_LIMIT_SECONDS = { min: 60, max: 7 * 24 * 3600 } as const;
 const DIGEST = /^[0-9a-f]{64}$/;
 
 function checkDigest(c: Check, digest: string): Check {
