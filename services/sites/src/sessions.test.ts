@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { beforeEach, expect, it } from "vitest";
 import { AppAccess, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { badRequestOf } from "@permits/rules";
-import { ACCOUNT, Code, eachDatabase, failure, NOW } from "./test-support.js";
+import { ACCOUNT, Code, eachDatabase, failure, NOW } from "./testing.js";
 
 const digestOf = (id: string) => createHash("sha256").update(id).digest("hex");
 const TWELVE_HOURS = 12 * 3600;
