@@ -5,6 +5,8 @@ import { createHash } from "node:crypto";
 import { beforeEach, expect, it } from "vitest";
 import { AppAccess, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { badRequestOf } from "@permits/rules";
+import { sql, type Kysely } from "kysely";
+import { migrate } from "./db/migrations.js";
 import { ACCOUNT, Code, eachDatabase, failure, NOW } from "./testing.js";
 
 const digestOf = (id: string) => createHash("sha256").update(id).digest("hex");
@@ -88,5 +90,17 @@ eachDatabase((h) => {
     expect((await failure(h().client.getSession({ idSha256: "" }))).code).toBe(Code.InvalidArgument);
     expect((await failure(h().client.endSession({ idSha256: "cookie-raw-id" }))).code).toBe(Code.InvalidArgument);
     expect(await h().database.db.selectFrom("app_sessions").selectAll().execute()).toEqual([]);
+  });
+
+  it("is added to a database migrated before it arrived (0006_webhooks already applied), once", async () => {
+    const { db, kind } = h().database;
+    const migrated = () => db.selectFrom("sites_migrations" as never).select("name" as never).orderBy("name" as never).execute();
+    const before = await migrated();
+    await db.schema.dropTable("app_sessions").execute();
+    await db.deleteFrom("sites_migrations" as never).where("name" as never, "=", "0004_sessions" as never).execute();
+    await migrate(db as unknown as Kysely<unknown>, kind);
+    expect(await migrated()).toEqual(before);
+    await h().client.createSession(start("cookie-after-migration"));
+    expect(await sql`select count(*) as n from app_sessions`.execute(db).then((r) => Number((r.rows[0] as { n: unknown }).n))).toBe(1);
   });
 });

@@ -326,7 +326,9 @@ export function migrations(kind: DatabaseKind): Record<string, Migration> {
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   const all = migrations(kind);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
+  // Unordered: migration numbers were handed out to work done side by side, so one may be merged
+  // after a higher one was applied (0004_sessions after 0006_webhooks); each still runs once.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock", allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(before any migration)";
