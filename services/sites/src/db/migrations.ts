@@ -240,9 +240,17 @@ const events: Migration = {
   },
 };
 
+/** Where a corrective action's due date comes from. Rows before it keep "" (not recorded). */
+const correctiveDueRule: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("corrective_actions").addColumn("due_source", "text", (c) => c.notNull().defaultTo("")).execute();
+    await db.schema.alterTable("corrective_actions").addColumn("due_rule_json", "text", (c) => c.notNull().defaultTo("")).execute();
+  },
+};
+
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events };
+  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0007_corrective_due_rule": correctiveDueRule };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -4,9 +4,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { CorrectiveActionFilter, type SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, ViolationReason } from "@permits/rules";
 import { changeSite, checkScoped, failedPrecondition, newId, notFound, readSite, type SitesContext, type Trx } from "../context.js";
-import { toCorrectiveAction, toRainEvent } from "../convert.js";
+import { dueRuleJson, dueSourceColumn, toCorrectiveAction, toRainEvent } from "../convert.js";
 import type { CorrectiveActionRow, SiteRow } from "../db/schema.js";
-import { LIMITS } from "../validate.js";
+import { checkDueSource, LIMITS } from "../validate.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "openCorrectiveAction" | "addCorrectiveActionEvent" | "completeCorrectiveAction" | "listCorrectiveActions" | "addRainEvent" | "listRainEvents">;
 
@@ -35,7 +35,10 @@ export function actionHandlers(ctx: SitesContext): Handlers {
   const { db } = ctx;
   return {
     async openCorrectiveAction(req) {
-      checkScoped(req, (c) => c.required("inspectionId", req.inspectionId, LIMITS.id).optional("findingId", req.findingId, 40).required("description", req.description, LIMITS.text).date("foundOn", req.foundOn).date("dueOn", req.dueOn));
+      checkScoped(req, (c) => {
+        c.required("inspectionId", req.inspectionId, LIMITS.id).optional("findingId", req.findingId, 40).required("description", req.description, LIMITS.text).date("foundOn", req.foundOn).date("dueOn", req.dueOn);
+        checkDueSource(c, req.dueSource, req.dueRule);
+      });
       notBefore("dueOn", req.dueOn, req.foundOn, "foundOn");
       return changeSite(ctx, req, async (trx, site, at) => {
         const report = await trx.selectFrom("inspections").select(["report_json"]).where("inspection_id", "=", req.inspectionId).where("site_id", "=", site.id).orderBy("version", "desc").limit(1).executeTakeFirst();
@@ -46,9 +49,9 @@ export function actionHandlers(ctx: SitesContext): Handlers {
             throw invalidArgument("findingId is not a finding of the inspection", [{ field: "findingId", description: `the inspection's latest version has no finding "${req.findingId}"`, reason: ViolationReason.UNKNOWN_VALUE, knownValues: findings.map((f) => f.id) }]);
           }
         }
-        const row: CorrectiveActionRow = { id: newId("ca"), site_id: site.id, inspection_id: req.inspectionId, finding_id: req.findingId, description: req.description.trim(), found_on: req.foundOn, due_on: req.dueOn, status: "open", completed_on: "", created_at: at };
+        const row: CorrectiveActionRow = { id: newId("ca"), site_id: site.id, inspection_id: req.inspectionId, finding_id: req.findingId, description: req.description.trim(), found_on: req.foundOn, due_on: req.dueOn, status: "open", completed_on: "", created_at: at, due_source: dueSourceColumn(req.dueSource), due_rule_json: dueRuleJson(req.dueRule) };
         await trx.insertInto("corrective_actions").values(row).execute();
-        return { result: { correctiveAction: toCorrectiveAction(row, []) }, audit: { action: "corrective_action.opened", subjectId: row.id, detail: { inspectionId: row.inspection_id, findingId: row.finding_id, description: row.description, foundOn: row.found_on, dueOn: row.due_on } } };
+        return { result: { correctiveAction: toCorrectiveAction(row, []) }, audit: { action: "corrective_action.opened", subjectId: row.id, detail: { inspectionId: row.inspection_id, findingId: row.finding_id, description: row.description, foundOn: row.found_on, dueOn: row.due_on, dueSource: row.due_source, dueRule: req.dueRule?.requirementId ?? "" } } };
       });
     },
 
