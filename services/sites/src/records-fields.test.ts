@@ -92,8 +92,12 @@ eachDatabase((h) => {
     expect(badRequestOf(missing)!.violations.map((v) => v.field)).toEqual(["dueRule"]);
     const wrong = await failure(h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueSource: DueDateSource.PERMIT_RULE, dueRule: { ...MINOR, requirementId: "inspection.frequency", confidence: "sure" } }));
     expect(badRequestOf(wrong)!.violations.map((v) => v.description)).toEqual(['dueRule.requirementId must be a corrective-action rule (corrective.*), got "inspection.frequency"', "dueRule.confidence must be verified or unverified"]);
-    const both = await failure(h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueSource: DueDateSource.OPERATOR, dueRule: MINOR }));
-    expect(badRequestOf(both)!.violations.map((v) => v.field)).toEqual(["dueRule"]);
+    const unsourced = await failure(h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueRule: MINOR }));
+    expect(badRequestOf(unsourced)!.violations.map((v) => v.field)).toEqual(["dueRule"]);
+    // A rule chosen whose deadline gives no countable date: the operator's date, with the rule kept.
+    const major = { requirementId: "corrective.major", label: "Corrective action", deadline: "No confirmed deadline is held for this rule", citation: "CGP Parts 5.1 and 5.2 (deadline not confirmed)", confidence: "unverified" };
+    const own = (await h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-30", dueSource: DueDateSource.OPERATOR, dueRule: major })).correctiveAction!;
+    expect([own.dueSource, own.dueRule?.requirementId]).toEqual([DueDateSource.OPERATOR, "corrective.major"]);
   });
 
   it("reads a corrective action stored before the due date's source was kept as not recorded", async () => {

@@ -169,20 +169,18 @@ export function checkReport(c: Check, r: InspectionReport | undefined): void {
   });
 }
 
-/** Where a corrective action's due date comes from: a permit rule must be named; an operator's date names none. */
+/**
+ * Where a corrective action's due date comes from: a permit rule must be named; an operator's date
+ * may name the rule they chose (one whose deadline gives no countable date); an unrecorded source names none.
+ */
 export function checkDueSource(c: Check, source: DueDateSource, rule: DueRule | undefined): void {
   if (!(source in DueDateSource)) {
     c.add("dueSource", "dueSource must be a permit rule or the operator's date", ViolationReason.UNKNOWN_VALUE);
     return;
   }
-  if (source !== DueDateSource.PERMIT_RULE) {
-    if (rule) c.add("dueRule", "dueRule is given only when dueSource is a permit rule");
-    return;
-  }
-  if (!rule) {
-    c.add("dueRule", "dueRule is required when dueSource is a permit rule: the rule the due date follows", ViolationReason.MISSING);
-    return;
-  }
+  if (source === DueDateSource.UNSPECIFIED && rule) c.add("dueRule", "dueRule is given only with a dueSource");
+  if (source === DueDateSource.PERMIT_RULE && !rule) c.add("dueRule", "dueRule is required when dueSource is a permit rule: the rule the due date follows", ViolationReason.MISSING);
+  if (!rule || source === DueDateSource.UNSPECIFIED) return;
   c.required("dueRule.requirementId", rule.requirementId, LIMITS.id)
     .required("dueRule.label", rule.label, LIMITS.shortText)
     .optional("dueRule.deadline", rule.deadline, LIMITS.text)

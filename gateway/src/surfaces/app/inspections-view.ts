@@ -4,6 +4,7 @@ import { CorrectiveActionStatus, InspectionStatus, type CorrectiveAction, type I
 import { html, type Html } from "./html.js";
 import { csrfField, input, textarea } from "./form.js";
 import { latestVersions } from "./site-records.js";
+import { dueWords } from "./corrective-choice.js";
 
 /** The statement a signer agrees to (40 CFR 122.22(d), the wording EPA's forms use). */
 export const CERTIFICATION =
@@ -22,7 +23,7 @@ ${input({ name: "completed_on", id: `completed_on-${c.id}`, label: "Date it was 
 ${textarea({ name: "note", id: `note-${c.id}`, label: "What was done", required: true }, {})}
 <p><button type="submit">Mark it done</button></p></form></details>`
     : "";
-  return html`<li id="corrective-${c.id}"><strong>${c.description}</strong><br>Found ${c.foundOn}; due <span${overdue ? html` class="overdue"` : ""}>${c.dueOn}${overdue ? " (overdue)" : ""}</span>${form}</li>`;
+  return html`<li id="corrective-${c.id}"><strong>${c.description}</strong><br>Found ${c.foundOn}; due <span${overdue ? html` class="overdue"` : ""}>${c.dueOn}${overdue ? " (overdue)" : ""}</span>${dueWords(c) ? html` <span class="muted">(${dueWords(c)})</span>` : ""}${form}</li>`;
 }
 
 export function inspectionsView(siteId: string, all: readonly Inspection[], open: readonly CorrectiveAction[], token: string, writable: boolean, today: string): Html {

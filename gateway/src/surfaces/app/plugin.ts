@@ -31,6 +31,8 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   });
   await app.register(multipart, {
     attachFieldsToBody: true,
+    // A photo over the limit arrives cut short and marked, so the form can say so beside its field.
+    throwFileSizeLimit: false,
     limits: { fileSize: PHOTO_MAX_BYTES, files: PHOTO_MAX_COUNT, fields: 400, fieldSize: 64 * 1024, parts: PHOTO_MAX_COUNT + 400 },
   });
   await app.register(cookie);
