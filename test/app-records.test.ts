@@ -32,10 +32,11 @@ const FORM = {
 };
 let t: Embedded;
 let key: string;
+let otherKey: string;
 
-async function signedIn(): Promise<AppVisitor> {
+async function signedIn(as = key): Promise<AppVisitor> {
   const v = new AppVisitor(t.app);
-  expect((await v.signIn(key)).statusCode).toBe(303);
+  expect((await v.signIn(as)).statusCode).toBe(303);
   await v.get("/app");
   return v;
 }
@@ -64,6 +65,7 @@ const row = (label: string, value: string) => `<tr><th scope="row">${label}</th>
 beforeAll(async () => {
   t = await startEmbedded({}, { clock: new ManualClock(Date.UTC(2026, 10, 28, 12)) });
   key = (await t.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: "records test" })).secret;
+  otherKey = (await t.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.SCALE, label: "another account" })).secret;
 }, 120_000);
 
 afterAll(async () => {
@@ -154,7 +156,26 @@ describe("photos on an amendment", () => {
     const photo = /href="(\/app\/sites\/[\w-]+\/photos\/[\w-]+)">repair\.png/.exec(latest)![1];
     const image = await v.get(photo);
     expect([image.statusCode, image.headers["content-type"], image.rawPayload.equals(PNG)]).toEqual([200, "image/png", true]);
+    const other = await signedIn(otherKey);
+    for (const url of [photo, report, `${report}?version=1`]) expect((await other.get(url)).statusCode, url).toBe(404);
     expect((await v.get(`${report}?version=3`)).statusCode).toBe(404);
+  }, 60_000);
+
+  it("takes photos with a change of the draft too, refusing a non-image beside the field", async () => {
+    const v = await signedIn();
+    const at = await newSite(v, "Draft photos");
+    const report = (await record(v, at, { inspected_on: "2026-11-27", type: "routine" }, [])).headers.location as string;
+    await v.get(report);
+    const fields = { inspected_on: "2026-11-27", type: "routine", weather: "fog" };
+    const bad = await v.postMultipart(report, fields, [{ field: "photos", filename: "a.txt", type: "text/plain", bytes: Buffer.from("not a photo") }]);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('id="photos-error">&quot;a.txt&quot; is not a JPEG, PNG, WebP or HEIC photo, so nothing was saved.');
+    expect(bad.body).toContain('id="weather" name="weather" type="text" value="fog"');
+    expect((await v.get(report)).body).not.toContain(row("Weather", "fog"));
+    expect((await v.postMultipart(report, fields, [{ field: "photos", filename: "gate.png", type: "image/png", bytes: PNG }])).statusCode).toBe(303);
+    const page = (await v.get(report)).body;
+    expect(page).toContain(row("Weather", "fog"));
+    expect(page).toMatch(/<h2>Photos \(1\)<\/h2><ul><li><a href="[^"]+">gate\.png<\/a> <span class="muted">added in version 1<\/span>/);
   }, 60_000);
 });
 

@@ -86,7 +86,9 @@ ${checkbox({ name: "agree", label: "I agree to the statement above" }, {})}
 ${input({ name: "signed_by", label: "Type your full name to sign", required: true, maxlength: 200 }, {})}
 <p><button type="submit">Sign the report</button></p></form>
 <h2>Change the draft</h2>
-<form method="post" action="${url}">${csrfField(p.token)}${fields}<p><button type="submit" class="secondary">Save changes</button></p></form>`;
+${errorSummary(p.errors)}
+<form method="post" action="${url}" enctype="multipart/form-data" novalidate>${csrfField(p.token)}${fields}
+${photosField(p.errors, latest.photos.length)}<p><button type="submit" class="secondary">Save changes</button></p></form>`;
   }
   return html`<h2>Amend this report</h2>
 <p>A signed report never changes. An amendment is a new version with your reason; this signed version stays as it is, with its own photos, and the amendment is signed in its turn. Photos added here are kept with the amendment.</p>

@@ -1,8 +1,9 @@
-// Inspection reports and corrective actions: record (with photos), read any version, edit a draft,
-// sign, amend a signed one (a new version with the reason and any photos added; the signed one
-// stays), and close a corrective action. A finding marked as needing a corrective action opens one,
-// due on the deadline of the permit rule the person chose for it (the earliest unless they chose
-// another), or on the date the operator enters where the permit holds none.
+// Inspection reports and corrective actions: record (with photos), read any version, change a
+// draft (photos may be added to it too, so one that did not arrive can be sent again), sign, amend
+// a signed one (a new version with the reason and any photos added; the signed one stays), and
+// close a corrective action. A finding marked as needing a corrective action opens one, due on the
+// deadline of the permit rule the person chose for it (the earliest unless they chose another), or
+// on the date the operator enters where the permit holds none.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Inspection } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
@@ -126,7 +127,7 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
   async function change(req: SignedIn, reply: FastifyReply, write: (form: Record<string, string>) => Promise<Inspection>, amending: boolean) {
     const { id, n } = req.params as { id: string; n: string };
     const form = formOf(req);
-    const photos = amending ? await photosOf(req) : [];
+    const photos = await photosOf(req);
     const latest = (await sites.getInspection({ ...who(req), siteId: id, inspectionId: n })).inspection!;
     const choice = await choiceFor(req, id, form.inspected_on ?? "");
     const opened = new Set((await actionsOf(req, id, n)).map((c) => c.findingId));
