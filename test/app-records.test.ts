@@ -156,6 +156,9 @@ describe("photos on an amendment", () => {
     const photo = /href="(\/app\/sites\/[\w-]+\/photos\/[\w-]+)">repair\.png/.exec(latest)![1];
     const image = await v.get(photo);
     expect([image.statusCode, image.headers["content-type"], image.rawPayload.equals(PNG)]).toEqual([200, "image/png", true]);
+    // A multipart body cut short is the sender's malformed form, never a 500.
+    const cut = await t.app.inject({ method: "POST", url: `${report}/amendments`, payload: '{"reason":"x"}', headers: { cookie: [...v.cookies].map(([k, c]) => `${k}=${c}`).join("; "), "content-type": "multipart/form-data; boundary=x" } });
+    expect([cut.statusCode, cut.body.includes("The form was not sent as a web form, so nothing was saved.")]).toEqual([400, true]);
     const other = await signedIn(otherKey);
     for (const url of [photo, report, `${report}?version=1`]) expect((await other.get(url)).statusCode, url).toBe(404);
     expect((await v.get(`${report}?version=3`)).statusCode).toBe(404);
