@@ -162,6 +162,7 @@ describe("photos on an amendment", () => {
     const other = await signedIn(otherKey);
     for (const url of [photo, report, `${report}?version=1`]) expect((await other.get(url)).statusCode, url).toBe(404);
     expect((await v.get(`${report}?version=3`)).statusCode).toBe(404);
+    expect((await v.get(at)).body).toContain(`<a href="${report}">Inspection of 2026-11-27</a> (routine, 2 photo(s)): amendment (version 2), not signed yet`);
   }, 60_000);
 
   it("takes photos with a change of the draft too, refusing a non-image beside the field", async () => {

@@ -502,7 +502,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.sites.v1.AddInspectionPhotoRequest.account_id": "The account the site belongs to.",
   "permits.sites.v1.AddInspectionPhotoRequest.actor": "Who makes the change.",
   "permits.sites.v1.AddInspectionPhotoRequest.site_id": "The site's id.",
-  "permits.sites.v1.AddInspectionPhotoRequest.inspection_id": "The report's id; its latest version must be a draft.",
+  "permits.sites.v1.AddInspectionPhotoRequest.inspection_id": "The report's id; its latest version must be a draft (a new report, or an amendment: the photo is recorded with that version, and earlier signed versions keep only their own photos). A report keeps at most 20 photos over all its versions.",
   "permits.sites.v1.AddInspectionPhotoRequest.content": "The image, at most 10 MB: JPEG, PNG, WebP or HEIC (checked by content).",
   "permits.sites.v1.AddInspectionPhotoRequest.caption": "A caption, at most 500 characters.",
   "permits.sites.v1.AddInspectionPhotoResponse.photo": "The photo as stored.",

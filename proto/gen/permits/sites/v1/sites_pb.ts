@@ -1901,7 +1901,9 @@ export type AddInspectionPhotoRequest = Message<"permits.sites.v1.AddInspectionP
   siteId: string;
 
   /**
-   * The report's id; its latest version must be a draft.
+   * The report's id; its latest version must be a draft (a new report, or an amendment: the photo
+   * is recorded with that version, and earlier signed versions keep only their own photos). A
+   * report keeps at most 20 photos over all its versions.
    *
    * @generated from field: string inspection_id = 4;
    */
