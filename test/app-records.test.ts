@@ -191,7 +191,8 @@ describe("the deadline of each finding's corrective action", () => {
     const at = await newSite(v, "Chosen deadlines");
     const form = (await v.get(`${at}/inspections/new`)).body;
     // Found on Saturday 28 November 2026 (today): the record within 24 hours is the earliest.
-    expect(form).toContain('<option value="corrective.documentation" selected>Corrective action record: by 2026-11-29 (2022 CGP Part 5.4 (number from earlier CGPs); Unverified)</option>');
+    expect(form).toContain('<select id="finding_1_due_rule" name="finding_1_due_rule"><option value="" selected>The earliest for the inspection&#39;s date (for 2026-11-28: Corrective action record, by 2026-11-29)</option>');
+    expect(form).toContain('<option value="corrective.documentation">Corrective action record: by 2026-11-29 (2022 CGP Part 5.4 (number from earlier CGPs); Unverified)</option>');
     expect(form).toContain('<option value="corrective.minor">Routine maintenance: by 2026-11-30 (CGP Part 2.1.4.b (EPA routine maintenance / corrective action guidelines); Unverified)</option>');
     expect(form).toContain('<option value="corrective.major">Corrective action: no date counted (CGP Parts 5.1 and 5.2 (deadline not confirmed); Unverified)</option>');
 

@@ -40,9 +40,10 @@ export function deadlinesView(c: CorrectiveChoice): Html {
 export function choiceFields(n: number, c: CorrectiveChoice, values: Record<string, string>, errors?: FieldErrors): Html {
   const date = input({ name: `finding_${n}_due_on`, label: c.deadlines.notHeld ? "Due date your permit sets" : "Due date, where the rule chosen gives none", hint: c.deadlines.notHeld ? "This service holds no corrective-action deadline from your permit (see above): enter the date your permit sets. It is kept as entered by you." : "Kept as entered by you.", type: "date" }, values, errors);
   if (c.deadlines.notHeld) return date;
-  const options = c.deadlines.deadlines.map((d) => [d.rule.id, `${d.rule.label}: ${d.due ? `by ${d.due}` : "no date counted"} (${d.rule.citation.sourceCitation}; ${confidenceWord(d)})`] as const);
-  const chosen = { ...values, [`finding_${n}_due_rule`]: values[`finding_${n}_due_rule`] || c.cautious?.rule.id || "" };
-  return html`${select({ name: `finding_${n}_due_rule`, label: "Which deadline of your permit applies", hint: "The earliest is chosen unless you choose another.", options }, chosen, errors)}
+  // The first option is counted when the report is saved, from the inspection date it holds then.
+  const earliest = c.cautious ? `The earliest for the inspection's date (for ${c.deadlines.foundOn}: ${c.cautious.rule.label}${c.cautious.due ? `, by ${c.cautious.due}` : ""})` : "The earliest";
+  const options = [["", earliest] as const, ...c.deadlines.deadlines.map((d) => [d.rule.id, `${d.rule.label}: ${d.due ? `by ${d.due}` : "no date counted"} (${d.rule.citation.sourceCitation}; ${confidenceWord(d)})`] as const)];
+  return html`${select({ name: `finding_${n}_due_rule`, label: "Which deadline of your permit applies", hint: "Dates are counted from the inspection date; the earliest applies unless you choose another.", options }, values, errors)}
 ${date}`;
 }
 
