@@ -542,7 +542,7 @@ export const fieldDescriptions: Readonly<Record<string, string>> = {
   "permits.sites.v1.OpenCorrectiveActionRequest.found_on": "The date the condition was found (yyyy-mm-dd).",
   "permits.sites.v1.OpenCorrectiveActionRequest.due_on": "The date the action is due (yyyy-mm-dd), not before found_on.",
   "permits.sites.v1.OpenCorrectiveActionRequest.due_source": "Where due_on comes from; unspecified is kept as not recorded.",
-  "permits.sites.v1.OpenCorrectiveActionRequest.due_rule": "The permit rule chosen; required when due_source is a permit rule, absent otherwise.",
+  "permits.sites.v1.OpenCorrectiveActionRequest.due_rule": "The permit rule chosen: one of the corrective-action rules of the site's latest saved answer. Required when due_source is a permit rule; with the operator's date, the rule they chose whose deadline gives no countable date, or absent; absent when due_source is unspecified.",
   "permits.sites.v1.OpenCorrectiveActionResponse.corrective_action": "The corrective action as stored.",
   "permits.sites.v1.AddCorrectiveActionEventRequest.account_id": "The account the site belongs to.",
   "permits.sites.v1.AddCorrectiveActionEventRequest.actor": "Who makes the change.",

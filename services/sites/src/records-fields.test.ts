@@ -16,6 +16,8 @@ const FIELDS = {
   stabilization: "east slope seeded on 2026-11-10",
   dischargesSeen: "turbid water at outfall 2",
 };
+/** A federal-permit answer holding two corrective-action rules (and one other requirement). */
+const CORRECTIVE_ANSWER = Buffer.from(JSON.stringify({ coverage: "required", permit: { id: "epa-cgp-2022", name: "Construction General Permit", version: "2022", authority: "epa" }, requirements: [{ id: "inspection.frequency", label: "Inspection frequency" }, { id: "corrective.minor", label: "Routine maintenance" }, { id: "corrective.major", label: "Corrective action" }], notices: [], datasetVersion: "2026-11-26.0c7761e066" }));
 const MINOR = { requirementId: "corrective.minor", label: "Routine maintenance", deadline: "By the close of the next business day", citation: "CGP Part 2.1.4.b", confidence: "unverified" };
 
 eachDatabase((h) => {
@@ -79,6 +81,12 @@ eachDatabase((h) => {
     const siteId = await newSite(h());
     const inspection = (await h().client.createInspectionDraft({ ...scoped(siteId), report: report() })).inspection!;
     const base = { ...scoped(siteId), inspectionId: inspection.id, findingId: "f1", description: "Clean out the north silt fence", foundOn: "2026-11-20" };
+    // No answer saved yet: no rule can be named.
+    const noAnswer = await failure(h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueSource: DueDateSource.PERMIT_RULE, dueRule: MINOR }));
+    expect(badRequestOf(noAnswer)!.violations[0]).toMatchObject({ field: "dueRule.requirementId", description: "the site's saved answer holds no corrective-action rule: give the operator's date (dueSource operator) without a rule", knownValues: [] });
+    await h().client.saveDetermination({ ...scoped(siteId), answerJson: CORRECTIVE_ANSWER });
+    const notHeld = await failure(h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueSource: DueDateSource.PERMIT_RULE, dueRule: { ...MINOR, requirementId: "corrective.repairs" } }));
+    expect(badRequestOf(notHeld)!.violations[0]).toMatchObject({ field: "dueRule.requirementId", description: `the site's saved answer holds no corrective-action rule "corrective.repairs"`, knownValues: ["corrective.minor", "corrective.major"] });
     const byRule = (await h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-23", dueSource: DueDateSource.PERMIT_RULE, dueRule: MINOR })).correctiveAction!;
     const byOperator = (await h().client.openCorrectiveAction({ ...base, dueOn: "2026-11-27", dueSource: DueDateSource.OPERATOR })).correctiveAction!;
     const { correctiveActions } = await h().client.listCorrectiveActions(scoped(siteId));

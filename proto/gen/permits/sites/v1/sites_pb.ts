@@ -2275,7 +2275,9 @@ export type OpenCorrectiveActionRequest = Message<"permits.sites.v1.OpenCorrecti
   dueSource: DueDateSource;
 
   /**
-   * The permit rule chosen; required when due_source is a permit rule, absent otherwise.
+   * The permit rule chosen: one of the corrective-action rules of the site's latest saved answer.
+   * Required when due_source is a permit rule; with the operator's date, the rule they chose whose
+   * deadline gives no countable date, or absent; absent when due_source is unspecified.
    *
    * @generated from field: permits.sites.v1.DueRule due_rule = 10;
    */
