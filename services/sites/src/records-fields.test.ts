@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { strFromU8, unzipSync } from "fflate";
 import { badRequestOf } from "@permits/rules";
 import { DueDateSource, InspectionType } from "@permits/proto/sites/v1/sites";
-import { ACCOUNT, ACTOR, eachDatabase, failure, JPEG, newSite, PNG, report } from "./test-support.js";
+import { ACCOUNT, ACTOR, eachDatabase, failure, JPEG, newSite, PNG, report } from "./testing.js";
 
 const CERTIFICATION = "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision.";
 const FIELDS = {
