@@ -318,9 +318,17 @@ const webhooks: Migration = {
   },
 };
 
+/** Where a corrective action's due date comes from. Rows before it keep "" (not recorded). */
+const correctiveDueRule: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("corrective_actions").addColumn("due_source", "text", (c) => c.notNull().defaultTo("")).execute();
+    await db.schema.alterTable("corrective_actions").addColumn("due_rule_json", "text", (c) => c.notNull().defaultTo("")).execute();
+  },
+};
+
 /** Every migration by name, in order (the record Kysely's Migrator applies). */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
-  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0006_webhooks": webhooks };
+  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule };
 }
 
 /** Applies every pending migration; throws when one fails (the service then does not start). */

@@ -87,6 +87,10 @@ export interface CorrectiveActionRow {
   status: "open" | "completed";
   completed_on: string;
   created_at: string;
+  /** "permit_rule", "operator", or "" for an action opened before the source was kept (0007). */
+  due_source: string;
+  /** DueRule as proto JSON; "" when none. */
+  due_rule_json: string;
 }
 
 export interface CorrectiveActionEventRow {
