@@ -3,7 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import { appendAudit, sha256Hex } from "../audit.js";
-import { changeSite, checkScoped, failedPrecondition, guard, newId, readSite, type SitesContext, timestamp, today, type Trx } from "../context.js";
+import { changeSite, checkScoped, failedPrecondition, guard, latestDetermination, newId, readSite, type SitesContext, timestamp, today, type Trx } from "../context.js";
 import { detailsJson, toDetermination, toSite } from "../convert.js";
 import type { SiteRow, SitesDb } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
@@ -59,7 +59,7 @@ async function closure(ctx: SitesContext, q: SitesDb | Trx, site: SiteRow, close
   if (closedOn > today(ctx)) c.add("closedOn", `The close date (${closedOn}) must not be after today (${today(ctx)}).`);
   if (closedOn < site.created_at.slice(0, 10)) c.add("closedOn", `The close date (${closedOn}) must not be before the day the site was entered (${site.created_at.slice(0, 10)}).`);
   c.done();
-  const latest = await q.selectFrom("determinations").select(["answer_json"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+  const latest = await latestDetermination(q, site.id);
   const answer = latest ? parseAnswer(new Uint8Array(latest.answer_json)) : undefined;
   const r = retentionFor(closedOn, answer?.value, answer?.permitName ?? "");
   return { closed_on: closedOn, retain_until: r.retainUntil, retention_basis: r.basis, retention_requirement_id: r.requirementId, updated_at: at };
@@ -116,7 +116,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
         await trx.updateTable("sites").set(next).where("id", "=", site.id).execute();
         // The answer for the new details goes in with them, so the two never disagree; the same answer again is not kept twice.
         if (answer) {
-          const latest = await trx.selectFrom("determinations").select(["sha256"]).where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+          const latest = await latestDetermination(trx, site.id);
           if (latest?.sha256 !== sha256Hex(req.answerJson)) await appendAudit(trx, site.id, req.actor, at, (await storeAnswer(trx, site.id, req.actor, at, req.answerJson, answer)).audit);
         }
         return { result: { site: toSite({ ...site, ...next }) }, audit: { action: "site.updated", subjectId: site.id, detail: { details: JSON.parse(next.details_json) } } };
@@ -146,7 +146,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
     async getDetermination(req) {
       checkScoped(req);
       return readSite(ctx, req, async (site) => {
-        const row = await db.selectFrom("determinations").selectAll().where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+        const row = await latestDetermination(db, site.id);
         if (!row) throw resourceNotFound(`site ${site.id} has no saved determination yet`, "determination", site.id, []);
         return { determination: toDetermination(row) };
       });
