@@ -110,6 +110,8 @@ describe("rain entered by hand", () => {
     expect(blank.body).toContain('<span class="field-error" id="inches-error">Give the rain as a number of inches, e.g. 0.3.</span>');
     expect(blank.body).toContain('<span class="field-error" id="measured_by-error">Say how the rain was measured.</span>');
     expect(blank.body).toContain('value="lots"');
+    // The summary above the form links each problem to its field.
+    expect(blank.body).toContain('<li><a href="#inches">Give the rain as a number of inches, e.g. 0.3.</a></li>');
     // The service's refusals land beside their fields too: a date not yet come, more rain than any day's record.
     const future = await v.post(`${at}/rain-events`, { occurred_on: "2026-11-29", inches: "1", measured_by: "forecast" });
     expect(future.statusCode).toBe(400);

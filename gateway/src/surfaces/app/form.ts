@@ -21,7 +21,9 @@ export function fieldErrorsOf(err: unknown, rename: (field: string) => string = 
 export function errorSummary(errors: FieldErrors | undefined): Html {
   if (!errors || errors.size === 0) return html``;
   const unplaced = errors.get("") ?? [];
-  return html`<div class="error-summary" role="alert"><p><strong>Nothing was saved: ${errors.size === 1 && unplaced.length ? "" : "check the fields marked below."}</strong></p>${unplaced.map((e) => html`<p>${e}</p>`)}</div>`;
+  // Each field's problem links to the field: on a phone the form runs far below this box.
+  const placed = [...errors].filter(([name]) => name !== "");
+  return html`<div class="error-summary" role="alert"><p><strong>Nothing was saved: ${placed.length ? "check the fields marked below." : ""}</strong></p>${unplaced.map((e) => html`<p>${e}</p>`)}${placed.length ? html`<ul>${placed.flatMap(([name, list]) => list.map((e) => html`<li><a href="#${name}">${e}</a></li>`))}</ul>` : ""}</div>`;
 }
 
 interface FieldSpec {
@@ -61,7 +63,7 @@ ${errorsBeside(f.name, errors)}<select id="${f.name}" name="${f.name}"${f.requir
 }
 
 export function checkbox(f: FieldSpec, values: Record<string, string>, errors?: FieldErrors): Html {
-  return html`${errorsBeside(f.name, errors)}<label><input type="checkbox" name="${f.name}" value="true"${values[f.name] === "true" ? html` checked` : ""}> ${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>`;
+  return html`${errorsBeside(f.name, errors)}<label><input type="checkbox" id="${f.id ?? f.name}" name="${f.name}" value="true"${values[f.name] === "true" ? html` checked` : ""}> ${f.label}${f.hint ? html` <span class="hint">${f.hint}</span>` : ""}</label>`;
 }
 
 export function csrfField(token: string): Html {

@@ -20,6 +20,7 @@ blockquote.notice{margin:.75rem 0}
 .notice p:last-child{margin-bottom:0}
 .error-summary,.field-error{color:#a00000}
 .error-summary{border:2px solid #a00000;padding:.5rem .75rem}
+.error-summary a{color:#a00000}
 .unverified{background:#fff0c2;color:#5a4300;font-weight:600;padding:0 .3rem;border-radius:3px;white-space:nowrap}
 .verified{color:#1d5e20;font-weight:600}
 .overdue{color:#a00000;font-weight:700}
