@@ -4,9 +4,10 @@
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { DeterminationSchema, type Determination } from "@permits/proto/stormwater/v1/stormwater";
 import { CorrectiveActionFilter, InspectionStatus, type DeterminationSnapshot, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
-import { inspectionSchedule, type InspectionRecord, type Schedule } from "@permits/swppp";
+import { inspectionSchedule, type Schedule } from "@permits/swppp";
 import type { AppDeps } from "../../deps.js";
 import { actorOf, type SignedIn } from "./context.js";
+import { typeOfReport } from "./report-form.js";
 
 export type SitesClient = AppDeps["clients"]["sites"];
 
@@ -46,12 +47,6 @@ export function todayOf(deps: AppDeps): string {
   return new Date(deps.clock.now()).toISOString().slice(0, 10);
 }
 
-/** The type of inspection as the report holds it: storm-triggered, routine, or not stated ("other"). */
-export function inspectionType(i: Inspection): InspectionRecord["type"] {
-  const storm = i.report?.stormTriggered;
-  return storm === undefined ? "other" : storm ? "storm_event" : "routine";
-}
-
 /** The latest version of each report (the list holds every version). */
 export function latestVersions(all: readonly Inspection[]): Inspection[] {
   const latest = new Map<string, Inspection>();
@@ -80,7 +75,7 @@ export function scheduleOf(determination: Determination, inspections: readonly I
   for (const i of signed) byId.set(i.id, [...(byId.get(i.id) ?? []), i]);
   const done = [...byId.values()].map((versions) => {
     const last = versions[versions.length - 1];
-    return { date: last.report!.inspectedOn, type: inspectionType(last), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
+    return { date: last.report!.inspectedOn, type: typeOfReport(last.report!), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
   });
   return inspectionSchedule({
     determination,
