@@ -240,9 +240,29 @@ const events: Migration = {
   },
 };
 
+/**
+ * The rule changes found for a site (alerts/rules-changed.ts): one row per site and dataset version,
+ * open until a determination is saved again. Not a retained record either: a site's purge removes them.
+ */
+const alerts: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("site_rules_changes")
+      .addColumn("site_id", "text", (c) => c.notNull())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("dataset_version", "text", (c) => c.notNull())
+      .addColumn("previous_version", "text", (c) => c.notNull())
+      .addColumn("changes_json", "text", (c) => c.notNull())
+      .addColumn("marked_at", "text", (c) => c.notNull())
+      .addColumn("cleared_at", "text")
+      .addPrimaryKeyConstraint("site_rules_changes_pk", ["site_id", "dataset_version"])
+      .execute();
+  },
+};
+
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events };
+  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0005_alerts": alerts };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -136,6 +136,21 @@ export interface SiteEventRow {
   created_at: string;
 }
 
+/** A site marked because facts its saved answer cites changed in a dataset version (alerts/rules-changed.ts). */
+export interface SiteRulesChangeRow {
+  site_id: string;
+  account_id: string;
+  /** The dataset version loaded when the change was found: one mark per site and version, ever. */
+  dataset_version: string;
+  /** The dataset version of the saved answer compared. */
+  previous_version: string;
+  /** The changed facts the site cites, as permits.common.v1.FactChange JSON (a list). */
+  changes_json: string;
+  marked_at: string;
+  /** When a determination was saved again for the site; null while the mark is open. */
+  cleared_at: string | null;
+}
+
 export interface SitesTables {
   sites: SiteRow;
   determinations: DeterminationRow;
@@ -147,6 +162,7 @@ export interface SitesTables {
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
+  site_rules_changes: SiteRulesChangeRow;
 }
 
 export type SitesDb = Kysely<SitesTables>;

@@ -1,5 +1,5 @@
 // The dashboard's one read: every site of the account with the records its schedule is worked out
-// from, in five queries however many sites there are (no query per site).
+// from, in six queries however many sites there are (no query per site).
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DashboardSiteSchema, type SitesService } from "@permits/proto/sites/v1/sites";
@@ -7,6 +7,7 @@ import { guard, type SitesContext } from "../context.js";
 import { toDetermination, toInspection, toRainEvent, toSite } from "../convert.js";
 import { Check, checkCaller } from "../validate.js";
 import { MAX_LISTED } from "./sites.js";
+import { openRulesChanges } from "../alerts/rules-changed.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "listSitesForDashboard">;
 
@@ -30,7 +31,7 @@ export function dashboardHandlers(ctx: SitesContext): Handlers {
         const sites = await db.selectFrom("sites").selectAll().where("account_id", "=", req.accountId).orderBy("created_at", "desc").orderBy("id", "desc").limit(MAX_LISTED).execute();
         if (sites.length === 0) return { sites: [] };
         const ids = sites.map((s) => s.id);
-        const [determinations, inspections, rain, overdue] = await Promise.all([
+        const [determinations, inspections, rain, overdue, rulesChanges] = await Promise.all([
           // Each site's latest snapshot only: the older ones can be large and are not needed.
           db
             .selectFrom("determinations as d")
@@ -41,6 +42,7 @@ export function dashboardHandlers(ctx: SitesContext): Handlers {
           db.selectFrom("inspections").selectAll().where("site_id", "in", ids).orderBy("inspected_on").orderBy("inspection_id").orderBy("version").execute(),
           db.selectFrom("rain_events").selectAll().where("site_id", "in", ids).orderBy("occurred_on").orderBy("recorded_at").orderBy("id").execute(),
           db.selectFrom("corrective_actions").select(["site_id"]).select((eb) => eb.fn.countAll().as("n")).where("site_id", "in", ids).where("status", "=", "open").where("due_on", "<", req.asOf).groupBy("site_id").execute(),
+          openRulesChanges(db, ids),
         ]);
         const detOf = new Map(determinations.map((d) => [d.site_id, d]));
         const inspectionsOf = bySite(inspections);
@@ -58,6 +60,7 @@ export function dashboardHandlers(ctx: SitesContext): Handlers {
               signedInspections: rows.filter((r) => r.status === "signed").map((r) => toInspection(r, [], latest.get(r.inspection_id)!)),
               rainEvents: (rainOf.get(s.id) ?? []).map(toRainEvent),
               overdueCorrectiveActions: overdueOf.get(s.id) ?? 0,
+              rulesChanges: rulesChanges.get(s.id) ?? [],
             });
           }),
         };

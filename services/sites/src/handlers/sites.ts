@@ -8,6 +8,7 @@ import { detailsJson, toDetermination, toSite } from "../convert.js";
 import type { SiteRow } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
 import { Check, checkCaller, checkSiteDetails, LIMITS } from "../validate.js";
+import { clearRulesChanges } from "../alerts/rules-changed.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createSite" | "getSite" | "listSites" | "updateSite" | "closeSite" | "saveDetermination" | "getDetermination">;
 
@@ -114,6 +115,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
       return changeSite(ctx, req, async (trx, site, at) => {
         const row = { id: newId("det"), site_id: site.id, answer_json: req.answerJson, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(req.answerJson), saved_at: at, saved_by: req.actor };
         await trx.insertInto("determinations").values(row).execute();
+        await clearRulesChanges(trx, site.id, at);
         return { result: { determination: toDetermination(row) }, audit: { action: "determination.saved", subjectId: row.id, detail: { sha256: row.sha256, datasetVersion: row.dataset_version, permitId: row.permit_id, permitVersion: row.permit_version } } };
       });
     },
