@@ -22,16 +22,19 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     STATE_DIR: str({ default: "./.state", desc: "Where the embedded sites database (sites.sqlite) lives when DATABASE_URL is unset." }),
     DATABASE_POOL_SIZE: positiveInt({ default: 10, desc: "Most connections the sites service opens to PostgreSQL." }),
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
+    SITES_SWEEP_INTERVAL_MS: positiveInt({ default: 15 * 60 * 1000, desc: "How often the sites service records the deadline warnings of every open site (permit expiring, overdue inspections and corrective actions), by its clock." }),
   }, ctx.env);
   if (env.DATABASE_URL && !/^postgres(ql)?:$/.test(new URL(env.DATABASE_URL).protocol)) {
     throw new ConfigError("invalid configuration: DATABASE_URL: must be a postgres:// or postgresql:// URL");
   }
-  let loading: Promise<{ database: SitesDatabase; impl: Impl }> | undefined;
+  let loading: Promise<{ database: SitesDatabase; impl: Impl; stopSweeps: () => Promise<void> }> | undefined;
   const load = () =>
     (loading ??= (async () => {
-      const [{ openSitesDatabase }, { createSitesService }] = await Promise.all([import("./db/open.js"), import("./service.js")]);
+      const [{ openSitesDatabase }, { createSitesService }, { startSweeps }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./alerts/sweep.js")]);
       const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as "normal" | "full" });
-      return { database, impl: createSitesService({ db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger }) };
+      const sitesCtx = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
+      // The deadline sweep runs wherever the database is open (embedded: from the first call).
+      return { database, impl: createSitesService(sitesCtx), stopSweeps: startSweeps(sitesCtx, env.SITES_SWEEP_INTERVAL_MS) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
       loading = undefined;
@@ -46,7 +49,10 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     service: SitesService,
     impl,
     close: async () => {
-      if (loading) await (await loading.catch(() => undefined))?.database.close();
+      const loaded = loading && (await loading.catch(() => undefined));
+      if (!loaded) return;
+      await loaded.stopSweeps();
+      await loaded.database.close();
     },
   };
 }

@@ -10,7 +10,8 @@ import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
-import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
+import { siteSchedule } from "@permits/swppp/deadlines";
+import { answerBytes, answerOfSnapshot, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
@@ -73,7 +74,7 @@ export function dashboard(deps: AppDeps) {
     const list = (await sites.listSitesForDashboard({ ...who(r), asOf: today })).sites;
     const rows = list.map(({ site, determination, signedInspections, rainEvents, overdueCorrectiveActions }) => {
       const s = site!;
-      const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
+      const schedule = determination ? siteSchedule(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
       return { s, due: schedule?.nextRoutine.due, overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
     });
     rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
@@ -148,7 +149,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${rec.site.closedOn ? html`<br><strong>Closed on ${rec.site.closedOn}.</strong> ${rec.site.retention?.basis ?? ""}` : ""}</p>
 ${determinationView(rec.determination)}
-${scheduleView(scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
+${scheduleView(siteSchedule(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
