@@ -6,7 +6,7 @@ import { generatePlan } from "@permits/swppp";
 import { PlanFormat } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { requireSession, requireWritable, type SignedIn } from "./context.js";
-import { answerOfSnapshot, todayOf, who } from "./site-records.js";
+import { answerBytes, answerOfSnapshot, todayOf, who } from "./site-records.js";
 
 const FORMATS = { docx: PlanFormat.DOCX, pdf: PlanFormat.PDF } as const;
 const FILE = /^(\d{1,6})\.(docx|pdf)$/;
@@ -28,7 +28,10 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
       const input = site!.details!.input!;
       return { d: site!.details!, credential: (await stormwater.getCredentialGate({ state: input.state, acres: input.disturbedAcres })).result };
     });
-    const [{ d, credential }, { determination: snapshot }, { plans }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w)]);
+    const [{ d, credential }, saved, { plans }, { rulesChanges }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w), sites.listRulesChanges(w)]);
+    // The rules changed since the saved answer: regenerating works the answer out again against the
+    // data loaded now and saves it (which clears the site's marks), and the plan follows it.
+    const snapshot = rulesChanges.length ? (await sites.saveDetermination({ ...w, answerJson: answerBytes((await stormwater.determine({ site: d.input })).determination!) })).determination : saved.determination;
     const determination = answerOfSnapshot(snapshot!);
     const { docx, pdf } = await generatePlan({
       site: { name: d.name, address: d.location?.address || null, latitude: d.location?.latitude ?? null, longitude: d.location?.longitude ?? null, operator: d.operator ? { name: d.operator.name, role: d.operator.role || null, phone: d.operator.phone || null, email: d.operator.email || null } : null, contacts: d.contacts.map((c) => ({ name: c.name, role: c.role || null, phone: c.phone || null, email: c.email || null })) },
