@@ -85,7 +85,7 @@ eachDatabase((h) => {
       for (const end of await Promise.all(opens)) expect(end.code, end.stderr).toBe(0);
       const replica = await fresh.open();
       const applied = await replica.db.selectFrom("sites_migrations" as never).select("name" as never).orderBy("name" as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(["0001_tables", "0002_guards"]);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(["0001_tables", "0002_guards", "0003_events", "0005_alerts"]);
     } finally {
       await fresh.cleanup();
     }

@@ -41,9 +41,10 @@ const REQUESTS: Record<string, Call> = {
   listRainEvents: () => ({}),
   listAuditEvents: () => ({}),
   exportSite: () => ({}),
+  listRulesChanges: () => ({}),
 };
-/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), and the administrators' purge. */
-const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired"];
+/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), the administrators' purge, and the gateway's rules check (of every account). */
+const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired", "listCitedDatasetVersions", "markRulesChanged"];
 /** The RPCs that name a record of a site besides the site itself. */
 const NAMING_RECORDS = ["getPlanDocument", "updateInspectionDraft", "signInspection", "amendInspection", "getInspection", "addInspectionPhoto", "getInspectionPhoto", "openCorrectiveAction", "addCorrectiveActionEvent", "completeCorrectiveAction"];
 

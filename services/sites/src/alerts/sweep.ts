@@ -31,21 +31,28 @@ function eventData(site: SiteRow, w: DeadlineWarning): Record<string, unknown> {
   return { site: { id: site.id, name: site.name }, ...Object.fromEntries(Object.entries(w).filter(([k]) => k !== "type" && k !== "subject")) };
 }
 
-async function sweepPage(trx: Trx, sites: SiteRow[], today: string, at: string): Promise<number> {
+async function sweepPage(trx: Trx, sites: SiteRow[], today: string, at: string, logger: SitesContext["logger"]): Promise<number> {
   const rows = await sitesWithRecords(trx, sites, today);
   const overdueActions = await trx.selectFrom("corrective_actions").select(["id", "site_id", "description", "due_on"]).where("site_id", "in", sites.map((s) => s.id)).where("status", "=", "open").where("due_on", "<", today).orderBy("due_on").orderBy("id").execute();
   let recorded = 0;
   for (const [i, row] of rows.entries()) {
     const site = sites[i];
     if (!row.determination) continue;
-    const determination = fromJsonString(DeterminationSchema, new TextDecoder().decode(row.determination.answerJson), { ignoreUnknownFields: true });
-    const warnings = deadlineWarnings({
-      determination,
-      siteEndsOn: row.site?.details?.input?.endDate ?? null,
-      schedule: siteSchedule(determination, row.signedInspections, row.rainEvents, today, row.site?.details?.inspectionFrequency),
-      openCorrectiveActions: overdueActions.filter((c) => c.site_id === site.id).map((c) => ({ id: c.id, description: c.description, dueOn: c.due_on })),
-      today,
-    });
+    let warnings: DeadlineWarning[];
+    try {
+      const determination = fromJsonString(DeterminationSchema, new TextDecoder().decode(row.determination.answerJson), { ignoreUnknownFields: true });
+      warnings = deadlineWarnings({
+        determination,
+        siteEndsOn: row.site?.details?.input?.endDate ?? null,
+        schedule: siteSchedule(determination, row.signedInspections, row.rainEvents, today, row.site?.details?.inspectionFrequency),
+        openCorrectiveActions: overdueActions.filter((c) => c.site_id === site.id).map((c) => ({ id: c.id, description: c.description, dueOn: c.due_on })),
+        today,
+      });
+    } catch (err) {
+      // One site's unreadable answer does not stop the others' warnings.
+      logger?.warn({ siteId: site.id, err: err instanceof Error ? err.message : String(err) }, "sites: deadline sweep skipped a site");
+      continue;
+    }
     for (const w of warnings) {
       const id = await recordEvent(trx, { accountId: site.account_id, siteId: site.id, type: w.type, dedupKey: `${w.type}:${site.id}:${w.subject}`, data: eventData(site, w), at });
       if (id) recorded++;
@@ -70,7 +77,7 @@ export async function sweepDeadlines(ctx: SitesContext): Promise<SweepResult> {
       const page = await trx.selectFrom("sites").selectAll().where("closed_on", "is", null).where("id", ">", after).orderBy("id").limit(PAGE).execute();
       if (page.length === 0) break;
       sites += page.length;
-      recorded += await sweepPage(trx, page, today, at);
+      recorded += await sweepPage(trx, page, today, at, ctx.logger);
       after = page[page.length - 1].id;
     }
     return { swept: true, sites, recorded };
