@@ -18,6 +18,7 @@ import { checkRulesChanged } from "@permits/gateway";
 import { createLogger } from "@permits/runtime";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 import { AppVisitor } from "./support/app-browser.js";
+import { appPageText, wordProblems } from "./support/answer-words.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const DAY = 86_400_000;
@@ -145,6 +146,7 @@ describe("a new dataset version changing a requirement one site cites", () => {
     expect(dashboard).toContain("Needs your attention");
     expect(dashboard).toMatch(/Texas yard<\/a>: The rules for this site changed on 2026-11-28: one thing its plan relies on\. Review the changes and regenerate the plan\./);
     expect(dashboard).not.toMatch(/Everett lots<\/a>: The rules/);
+    expect([page, dashboard].flatMap((body) => wordProblems(appPageText(body)))).toEqual([]);
   }, 120_000);
 
   it("a restart marks nothing twice, and regenerating the plan clears the mark", async () => {

@@ -54,7 +54,7 @@ export function rulesChangesView(changes: readonly RulesChange[], d: Determinati
   if (changes.length === 0) return html``;
   return html`<section aria-labelledby="rules" class="notice"><h2 id="rules">The rules for this site changed</h2>
 ${changes.map(
-  (m) => html`<p><strong>The rules for this site changed on ${m.markedAt.slice(0, 10)}.</strong> ${m.changes.length === 1 ? "One thing" : `${m.changes.length} things`} its permit answer and plan rely on ${m.changes.length === 1 ? "is" : "are"} different in dataset ${m.datasetVersion} from dataset ${m.previousVersion}, which the plan was written against.</p>
+  (m) => html`<p><strong>The rules for this site changed on ${m.markedAt.slice(0, 10)}.</strong> ${m.changes.length === 1 ? "One thing" : `${m.changes.length} things`} its permit answer and plan rely on ${m.changes.length === 1 ? "is" : "are"} different now (dataset ${m.datasetVersion}) from when its answer was worked out (dataset ${m.previousVersion}).</p>
 <table class="stack"><thead><tr><th>What changed</th><th>Before</th><th>Now</th></tr></thead><tbody>${m.changes.map((c) => changeRow(c, d))}</tbody></table>`,
 )}
 <p>${writable ? "Regenerate the plan below: the site's permit answer is worked out again against the current rules, and the new plan version follows it." : "The site is read-only, so its plan cannot be regenerated."}</p></section>`;
