@@ -32,7 +32,7 @@ function stateValue(v: Value | undefined): string {
   const text = (k: string) => valueText(fields[k]);
   const detail = text("detail") ?? text("summary");
   const value = text("value");
-  if (detail) return value !== null && !detail.includes(value) ? `${detail} (value: ${value}${text("unit") ? ` ${text("unit")}` : ""})` : detail;
+  if (detail) return value !== null ? `${detail} Value: ${value}${text("unit") ? ` ${text("unit")}` : ""}.` : detail;
   const shown = Object.keys(fields).filter((k) => k !== "id" && valueText(fields[k]) !== null).sort();
   return shown.length ? shown.map((k) => `${k}: ${text(k)}`).join("; ") : "no value held";
 }
