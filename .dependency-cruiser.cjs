@@ -1,9 +1,11 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
 // src/testing.ts for test support (package.json "exports" lists only these); a service's manifest
-// is src/manifest.ts, and the gateway's list of them src/services.ts.
+// is src/manifest.ts, and the gateway's list of them src/services.ts. @permits/swppp has a second
+// door, ./deadlines (src/deadlines.ts): the schedule and deadline warnings without the plan
+// document's libraries, which the sites service's sweep would otherwise load.
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|gateway/src/services)\\.ts$";
+const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|gateway/src/services|packages/swppp/src/deadlines)\\.ts$";
 const MANIFEST = "^services/[^/]+/src/manifest\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
