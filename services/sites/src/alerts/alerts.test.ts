@@ -4,10 +4,11 @@
 // warning once however many sweeps see it, as a manual clock moves.
 import { create } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { Confidence, FactChangeGroupSchema, FactChangeKind, FactChangesSchema, FactStateSchema } from "@permits/proto/common/v1/common";
 import { ACCOUNT, ACTOR, Code, codeOf, DOCX, eachDatabase, type Harness, PDF, report, siteDetails } from "../test-support.js";
-import { sweepDeadlines } from "./sweep.js";
+import { SWEEP_LOCK, sweepDeadlines } from "./sweep.js";
 
 const CERTIFICATION = "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision.";
 const FACT = "jurisdictions/TX/statePermits/tx-txr150000/requirements/inspection.frequency/citation";
@@ -131,5 +132,27 @@ eachDatabase((h) => {
     const late = await eventsOf(h(), site, "corrective_action.overdue");
     expect(late.map((e) => [e.dedup_key, JSON.parse(e.data_json).description])).toEqual([[`corrective_action.overdue:${site}:${action.id}:2026-11-30`, "Repair the north silt fence"]]);
     expect(await eventsOf(h(), site, "site.permit_expiring")).toHaveLength(1);
+  });
+
+  it("sweeps running at once record each condition once; on PostgreSQL a sweep skips while another replica holds the lock", async () => {
+    const c = h().client;
+    const ctx = { db: h().database.db, kind: h().database.kind, clock: h().clock };
+    const site = await siteWith(h(), "Raced site", answerJson({ state: "WA", permitId: "wa-cswgp", datasetVersion: "2026-11-01.aaaa", expiryDate: "2027-01-20" }));
+    const draft = (await c.createInspectionDraft({ ...w(site), report: report() })).inspection!;
+    await c.openCorrectiveAction({ ...w(site), inspectionId: draft.id, findingId: "f1", description: "Sweep the entrance", foundOn: "2026-11-20", dueOn: "2026-11-21" });
+    const results = await Promise.all([0, 1, 2].map(() => sweepDeadlines(ctx)));
+    expect(results.reduce((n, r) => n + r.recorded, 0)).toBeGreaterThanOrEqual(2);
+    expect((await eventsOf(h(), site, "corrective_action.overdue")).length).toBe(1);
+    expect((await eventsOf(h(), site, "site.permit_expiring")).length).toBe(1);
+    if (h().database.kind !== "postgres") return;
+    await h().database.db.connection().execute(async (other) => {
+      await sql`select pg_advisory_lock(${SWEEP_LOCK})`.execute(other);
+      try {
+        expect(await sweepDeadlines(ctx)).toEqual({ swept: false, sites: 0, recorded: 0 });
+      } finally {
+        await sql`select pg_advisory_unlock(${SWEEP_LOCK})`.execute(other);
+      }
+    });
+    expect((await sweepDeadlines(ctx)).swept).toBe(true);
   });
 });

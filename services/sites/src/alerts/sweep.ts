@@ -2,19 +2,20 @@
 // site's deadline warnings (@permits/swppp/deadlines: the permit expiring, overdue inspections and
 // corrective actions) are recorded in the outbox. Each warning's dedup key names its condition, so
 // a sweep that finds what an earlier one found records nothing: one event per condition, not one per
-// check. With several replicas on PostgreSQL, one sweeps at a time (a transaction-scoped advisory
-// lock; the others skip that round), and the dedup key holds even without it.
+// check. With several replicas on PostgreSQL, one sweeps at a time (a session advisory lock; the
+// others skip that round), and the dedup key holds even without it. Sites are read a page at a
+// time outside any transaction; each page's new events are written in one short transaction.
 import { fromJsonString } from "@bufbuild/protobuf";
 import { sql } from "kysely";
 import { DeterminationSchema } from "@permits/proto/stormwater/v1/stormwater";
 import { deadlineWarnings, type DeadlineWarning, siteSchedule } from "@permits/swppp/deadlines";
-import { type SitesContext, type Trx, timestamp } from "../context.js";
-import type { SiteRow } from "../db/schema.js";
-import { recordEvent } from "../events/outbox.js";
+import { type SitesContext, timestamp } from "../context.js";
+import type { SiteRow, SitesDb } from "../db/schema.js";
+import { type NewEvent, recordEvent } from "../events/outbox.js";
 import { sitesWithRecords } from "../handlers/dashboard.js";
 
 /** The advisory lock's key: "site" "swep" in ASCII, an arbitrary constant no other lock of the database uses. */
-const SWEEP_LOCK = 0x73697465_73776570n;
+export const SWEEP_LOCK = 0x73697465_73776570n;
 /** Sites read per round trip. */
 const PAGE = 200;
 
@@ -31,10 +32,11 @@ function eventData(site: SiteRow, w: DeadlineWarning): Record<string, unknown> {
   return { site: { id: site.id, name: site.name }, ...Object.fromEntries(Object.entries(w).filter(([k]) => k !== "type" && k !== "subject")) };
 }
 
-async function sweepPage(trx: Trx, sites: SiteRow[], today: string, at: string, logger: SitesContext["logger"]): Promise<number> {
-  const rows = await sitesWithRecords(trx, sites, today);
-  const overdueActions = await trx.selectFrom("corrective_actions").select(["id", "site_id", "description", "due_on"]).where("site_id", "in", sites.map((s) => s.id)).where("status", "=", "open").where("due_on", "<", today).orderBy("due_on").orderBy("id").execute();
-  let recorded = 0;
+/** The events of one page of open sites, read outside any transaction. */
+async function pageEvents(db: SitesDb, sites: SiteRow[], today: string, at: string, logger: SitesContext["logger"]): Promise<NewEvent[]> {
+  const rows = await sitesWithRecords(db, sites, today);
+  const overdueActions = await db.selectFrom("corrective_actions").select(["id", "site_id", "description", "due_on"]).where("site_id", "in", sites.map((s) => s.id)).where("status", "=", "open").where("due_on", "<", today).orderBy("due_on").orderBy("id").execute();
+  const events: NewEvent[] = [];
   for (const [i, row] of rows.entries()) {
     const site = sites[i];
     if (!row.determination) continue;
@@ -53,34 +55,49 @@ async function sweepPage(trx: Trx, sites: SiteRow[], today: string, at: string, 
       logger?.warn({ siteId: site.id, err: err instanceof Error ? err.message : String(err) }, "sites: deadline sweep skipped a site");
       continue;
     }
-    for (const w of warnings) {
-      const id = await recordEvent(trx, { accountId: site.account_id, siteId: site.id, type: w.type, dedupKey: `${w.type}:${site.id}:${w.subject}`, data: eventData(site, w), at });
-      if (id) recorded++;
-    }
+    for (const w of warnings) events.push({ accountId: site.account_id, siteId: site.id, type: w.type, dedupKey: `${w.type}:${site.id}:${w.subject}`, data: eventData(site, w), at });
   }
-  return recorded;
+  return events;
 }
 
-/** One sweep over every open site, in one transaction. */
-export async function sweepDeadlines(ctx: SitesContext): Promise<SweepResult> {
+/** Every open site, a page at a time: read, then its new events recorded in one short transaction. */
+async function sweepAll(ctx: SitesContext, db: SitesDb): Promise<SweepResult> {
   const at = timestamp(ctx);
   const today = at.slice(0, 10);
-  return ctx.db.transaction().execute(async (trx) => {
-    if (ctx.kind === "postgres") {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as locked`.execute(trx);
-      if (!rows[0]?.locked) return { swept: false, sites: 0, recorded: 0 };
+  let after = "";
+  let sites = 0;
+  let recorded = 0;
+  for (;;) {
+    const page = await db.selectFrom("sites").selectAll().where("closed_on", "is", null).where("id", ">", after).orderBy("id").limit(PAGE).execute();
+    if (page.length === 0) break;
+    sites += page.length;
+    const events = await pageEvents(db, page, today, at, ctx.logger);
+    if (events.length > 0) {
+      recorded += await db.transaction().execute(async (trx) => {
+        let n = 0;
+        for (const e of events) if (await recordEvent(trx, e)) n++;
+        return n;
+      });
     }
-    let after = "";
-    let sites = 0;
-    let recorded = 0;
-    for (;;) {
-      const page = await trx.selectFrom("sites").selectAll().where("closed_on", "is", null).where("id", ">", after).orderBy("id").limit(PAGE).execute();
-      if (page.length === 0) break;
-      sites += page.length;
-      recorded += await sweepPage(trx, page, today, at, ctx.logger);
-      after = page[page.length - 1].id;
+    after = page[page.length - 1].id;
+  }
+  return { swept: true, sites, recorded };
+}
+
+/**
+ * One sweep over every open site. PostgreSQL: on one connection holding a session advisory lock, so
+ * one replica sweeps at a time and the others skip the round; SQLite: one process holds the file.
+ */
+export async function sweepDeadlines(ctx: SitesContext): Promise<SweepResult> {
+  if (ctx.kind !== "postgres") return sweepAll(ctx, ctx.db);
+  return ctx.db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${SWEEP_LOCK}) as locked`.execute(conn);
+    if (!rows[0]?.locked) return { swept: false, sites: 0, recorded: 0 };
+    try {
+      return await sweepAll(ctx, conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${SWEEP_LOCK})`.execute(conn);
     }
-    return { swept: true, sites, recorded };
   });
 }
 
