@@ -75,7 +75,13 @@ eachDatabase((h) => {
       site: { id: tx, name: "Texas yard" },
       previousVersion: "2026-11-01.aaaa",
       datasetVersion: "2026-11-20.bbbb",
-      changes: [{ fact: FACT, change: "FACT_CHANGE_KIND_CHANGED", before: { value: 7, sourceCitation: "TXR150000 Part III.F.7", sourceUrl: "https://www.tceq.texas.gov/" }, after: { value: 14 } }],
+      changes: [{
+        fact: FACT,
+        change: "changed",
+        datasetVersion: "2026-11-20.bbbb",
+        before: { value: 7, basis: "unsourced", confidence: "unverified", checkedOn: null, sourceCitation: "TXR150000 Part III.F.7", sourceUrl: "https://www.tceq.texas.gov/", quote: null },
+        after: { value: 14, basis: "unsourced", confidence: "unverified", checkedOn: null, sourceCitation: "TXR150000 Part III.F.7", sourceUrl: "https://www.tceq.texas.gov/", quote: null },
+      }],
     });
     expect(await eventsOf(h(), wa, "site.rules_changed")).toEqual([]);
     const dashboard = (await c.listSitesForDashboard({ accountId: ACCOUNT, actor: ACTOR, asOf: "2026-11-28" })).sites;

@@ -4,11 +4,12 @@
 // written against, cites a changed fact (cited-facts.ts) is marked, and a site.rules_changed event
 // is recorded in the same transaction. The mark's key is the site and the dataset version loaded,
 // so a restart, or several gateways starting at once, mark and tell once.
-import { create, toJson } from "@bufbuild/protobuf";
+import { create, fromJson, toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { type FactChange, FactChangeSchema, type FactChangeGroup } from "@permits/proto/common/v1/common";
+import { Confidence, type FactChange, FactChangeKind, FactChangeSchema, type FactChangeGroup, type FactState } from "@permits/proto/common/v1/common";
 import { RulesChangeSchema, type RulesChange, type SitesService } from "@permits/proto/sites/v1/sites";
-import { fromJson } from "@bufbuild/protobuf";
+import { basisWordOf } from "@permits/rules";
 import { appendAudit } from "../audit.js";
 import { checkScoped, guard, readSite, type SitesContext, timestamp } from "../context.js";
 import type { SiteRulesChangeRow, SitesDb } from "../db/schema.js";
@@ -42,6 +43,26 @@ async function citedDeterminations(db: SitesDb): Promise<Cited[]> {
   const row = (latestOne: boolean) => (r: (typeof latest)[number]): Cited => ({ siteId: r.site_id, accountId: r.account_id, siteName: r.name, determinationId: r.id, datasetVersion: r.dataset_version, latest: latestOne });
   const latestIds = new Set(latest.map((r) => r.id));
   return [...latest.map(row(true)), ...planned.filter((r) => !latestIds.has(r.id)).map(row(false))];
+}
+
+const CHANGE_WORDS = { [FactChangeKind.ADDED]: "added", [FactChangeKind.CHANGED]: "changed", [FactChangeKind.REMOVED]: "removed" } as Record<number, string>;
+
+function publicState(s: FactState | undefined): Record<string, unknown> | null {
+  if (!s) return null;
+  return {
+    value: s.value ? toJson(ValueSchema, s.value) : null,
+    basis: basisWordOf(s.basis),
+    confidence: s.confidence === Confidence.VERIFIED ? "verified" : "unverified",
+    checkedOn: s.checkedOn ?? null,
+    sourceCitation: s.sourceCitation ?? null,
+    sourceUrl: s.sourceUrl ?? null,
+    quote: s.quote ?? null,
+  };
+}
+
+/** A changed fact in an event's body: the words GET /api/v1/changes uses for it. */
+function publicChange(c: FactChange): Record<string, unknown> {
+  return { fact: c.fact, change: CHANGE_WORDS[c.change] ?? "changed", datasetVersion: c.datasetVersion, before: publicState(c.before), after: publicState(c.after) };
 }
 
 function toRulesChange(r: SiteRulesChangeRow): RulesChange {
@@ -96,7 +117,7 @@ export function rulesChangedHandlers(ctx: SitesContext): Handlers {
         siteId: site.siteId,
         type: "site.rules_changed",
         dedupKey: `site.rules_changed:${site.siteId}:${datasetVersion}`,
-        data: { site: { id: site.siteId, name: site.siteName }, previousVersion, datasetVersion, changes: changesJson },
+        data: { site: { id: site.siteId, name: site.siteName }, previousVersion, datasetVersion, changes: changes.map(publicChange) },
         at,
       });
       await appendAudit(trx, site.siteId, SYSTEM_ACTOR, at, { action: "rules.changed", subjectId: datasetVersion, detail: { previousVersion, datasetVersion, facts: changes.map((c) => c.fact) } });
