@@ -189,4 +189,24 @@ describe("the deadline sweep, by a manual clock", () => {
     expect(ofSite().map((r) => r.dedup_key)).toEqual([`inspection.overdue:${id}:routine:2026-12-05`]);
     expect(JSON.parse(rows[0].data_json)).toMatchObject({ site: { id, name: "Lynnwood pad" }, what: "routine", due: "2026-12-05" });
   }, 60_000);
+
+  it("warns of the federal permit expiring before a Massachusetts site ends: on the dashboard, the site's page and once in the outbox", async () => {
+    const v = await visitor();
+    await v.get("/app/sites/new");
+    const res = await v.post("/app/sites", { name: "Lowell mill", state: "MA", activity: "construction", acres: "3", address: "12 Mill Road, Lowell", operator_name: "Acme Earthworks", startDate: "2026-11-01", endDate: "2027-06-30" });
+    const id = (res.headers.location as string).split("/").pop()!;
+    const { determination } = await gw!.clients.sites.getDetermination({ ...who(id), accountId: await accountOf(id) });
+    const permit = JSON.parse(Buffer.from(determination!.answerJson).toString()).permit;
+    expect([permit.id, permit.expiryDate]).toEqual(["cgp-2022", "2027-02-16"]);
+    const words = "Its permit, EPA 2022 Construction General Permit (CGP), expires on 2027-02-16, before the site&#39;s end date (2027-06-30). Find out from the permitting agency how coverage continues, and update the plan.";
+    expect((await v.get("/app")).body).toContain(`Lowell mill</a>: ${words}`);
+    expect((await v.get(`/app/sites/${id}`)).body).toContain(words);
+    const rows = await until("the permit warning", async () => {
+      const found = outbox("site.permit_expiring").filter((r) => r.site_id === id);
+      return found.length ? found : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(outbox("site.permit_expiring").filter((r) => r.site_id === id).map((r) => r.dedup_key)).toEqual([`site.permit_expiring:${id}:cgp-2022:2027-02-16`]);
+    expect(JSON.parse(rows[0].data_json)).toMatchObject({ permit: { id: "cgp-2022", expiresOn: "2027-02-16", verified: true }, beforeSiteEnds: true, siteEndsOn: "2027-06-30", expired: false });
+  }, 60_000);
 });

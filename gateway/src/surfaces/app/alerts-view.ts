@@ -75,6 +75,11 @@ function expiringWords(e: PermitExpiring): string {
   return `Its permit, ${e.permit.name}${e.permit.permitNumber ? ` (${e.permit.permitNumber})` : ""}, ${when}${end}. Find out from the permitting agency how coverage continues, and update the plan.`;
 }
 
+/** The site page's line when its permit expires before the site ends or soon. */
+export function permitExpiringView(e: PermitExpiring | null): Html {
+  return e ? html`<p class="notice"><strong>${expiringWords(e)}</strong></p>` : html``;
+}
+
 const OVERDUE_WHAT = { routine: "A routine inspection", storm_event: "An inspection after rain", report: "An inspection report" } as const;
 
 interface AttentionItem {

@@ -10,10 +10,10 @@ import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
-import { siteSchedule } from "@permits/swppp/deadlines";
+import { permitExpiring, siteSchedule } from "@permits/swppp/deadlines";
 import { answerBytes, answerOfSnapshot, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
-import { attentionItems, attentionView, planOutOfDate, regenerateLabel, rulesChangesView } from "./alerts-view.js";
+import { attentionItems, attentionView, permitExpiringView, planOutOfDate, regenerateLabel, rulesChangesView } from "./alerts-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
 import { frequencyForm } from "./frequency.js";
@@ -152,6 +152,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
       : html`<p>No plan document yet.</p>`;
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${rec.site.closedOn ? html`<br><strong>Closed on ${rec.site.closedOn}.</strong> ${rec.site.retention?.basis ?? ""}` : ""}</p>
+${rec.site.closedOn ? "" : permitExpiringView(permitExpiring(rec.determination, d.input?.endDate ?? null, today))}
 ${rulesChangesView(rulesChanges, rec.determination, writable)}
 ${determinationView(rec.determination)}
 ${scheduleView(siteSchedule(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
