@@ -3,6 +3,7 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { type BuildContext, type BuiltService, ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import type { SitesDatabase } from "./db/open.js";
+import { type RunningWebhooks, WEBHOOK_ENV } from "./webhooks/env.js";
 
 export interface BuildOptions {
   /** Open the database (and run its migrations) before answering; else on the first call. */
@@ -23,18 +24,20 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     DATABASE_POOL_SIZE: positiveInt({ default: 10, desc: "Most connections the sites service opens to PostgreSQL." }),
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
     SITES_SWEEP_INTERVAL_MS: positiveInt({ default: 15 * 60 * 1000, desc: "How often the sites service records the deadline warnings of every open site (permit expiring, overdue inspections and corrective actions), by its clock." }),
+    ...WEBHOOK_ENV,
   }, ctx.env);
   if (env.DATABASE_URL && !/^postgres(ql)?:$/.test(new URL(env.DATABASE_URL).protocol)) {
     throw new ConfigError("invalid configuration: DATABASE_URL: must be a postgres:// or postgresql:// URL");
   }
-  let loading: Promise<{ database: SitesDatabase; impl: Impl; stopSweeps: () => Promise<void> }> | undefined;
+  let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl; stopSweeps: () => Promise<void> }> | undefined;
   const load = () =>
     (loading ??= (async () => {
-      const [{ openSitesDatabase }, { createSitesService }, { startSweeps }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./alerts/sweep.js")]);
+      const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }, { startSweeps }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js"), import("./alerts/sweep.js")]);
       const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as "normal" | "full" });
-      const sitesCtx = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
-      // The deadline sweep runs wherever the database is open (embedded: from the first call).
-      return { database, impl: createSitesService(sitesCtx), stopSweeps: startSweeps(sitesCtx, env.SITES_SWEEP_INTERVAL_MS) };
+      const base = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
+      // The delivery worker and the deadline sweep start with the database: at start standalone, at the first call embedded.
+      const webhooks = startWebhooks(base, env);
+      return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }), stopSweeps: startSweeps(base, env.SITES_SWEEP_INTERVAL_MS) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
       loading = undefined;
@@ -49,10 +52,10 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     service: SitesService,
     impl,
     close: async () => {
-      const loaded = loading && (await loading.catch(() => undefined));
-      if (!loaded) return;
-      await loaded.stopSweeps();
-      await loaded.database.close();
+      const loaded = await loading?.catch(() => undefined);
+      await loaded?.stopSweeps();
+      await loaded?.webhooks?.worker.stop();
+      await loaded?.database.close();
     },
   };
 }

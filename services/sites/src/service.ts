@@ -9,9 +9,10 @@ import { planHandlers } from "./handlers/plans.js";
 import { siteHandlers } from "./handlers/sites.js";
 import { trailHandlers } from "./handlers/trail.js";
 import { rulesChangedHandlers } from "./alerts/rules-changed.js";
+import { webhookHandlers } from "./handlers/webhooks.js";
 
 export type { SitesContext };
 
 export function createSitesService(ctx: SitesContext): ServiceImpl<typeof SitesService> {
-  return { ...siteHandlers(ctx), ...dashboardHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx), ...rulesChangedHandlers(ctx) };
+  return { ...siteHandlers(ctx), ...dashboardHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx), ...webhookHandlers(ctx), ...rulesChangedHandlers(ctx) };
 }

@@ -80,3 +80,6 @@ export async function postgresKind(): Promise<DbKind | undefined> {
     },
   };
 }
+
+/** A webhook receiver on 127.0.0.1 that records what it gets (the app's tests post to it). */
+export { type Received, type Receiver, startReceiver, webhookHeaders } from "./webhooks/fake-receiver.js";
