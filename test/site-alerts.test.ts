@@ -1,20 +1,23 @@
 // Sites that keep up with their rules, end to end on the embedded deployment: two dataset versions
 // in a temporary DATA_DIR, the second changing one requirement a Texas site cites. When the
-// gateway starts listening on the second, the Texas site is marked and one site.rules_changed row
-// is in the outbox; a Washington site, which does not cite it, is not. A restart marks nothing
-// again; regenerating the plan clears the mark. Then a manual clock makes an inspection overdue:
-// one event, however many sweeps run.
+// gateway starts listening on the second, the Texas site is marked, one site.rules_changed row is
+// in the outbox and one arrives, signed, at the account's webhook receiver on 127.0.0.1; a
+// Washington site, which does not cite it, is not marked. A restart marks nothing again;
+// regenerating the plan clears the mark. Then a manual clock makes an inspection overdue: one
+// event, however many sweeps run.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Value } from "@bufbuild/protobuf/wkt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { InspectionReportSchema } from "@permits/proto/sites/v1/sites";
+import { Webhook } from "standardwebhooks";
 import { checkRulesChanged } from "@permits/gateway";
+import { type Received, type Receiver, startReceiver, webhookHeaders } from "@permits/sites/testing";
 import { createLogger } from "@permits/runtime";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 import { AppVisitor } from "./support/app-browser.js";
@@ -28,12 +31,15 @@ let stateDir: string;
 let clock: ManualClock;
 let gw: Embedded | undefined;
 let key: string;
+let receiver: Receiver;
+/** The account's webhook endpoint's signing secret. */
+let secret: string;
 const site = { tx: "", wa: "" };
 /** The requirement changed, read from the data so that new research does not break the test. */
 let changed: { fact: string; value: number };
 
 const start = async () => {
-  gw = await startEmbedded({ STATE_DIR: stateDir, SITES_SWEEP_INTERVAL_MS: "50" }, { clock });
+  gw = await startEmbedded({ STATE_DIR: stateDir, SITES_SWEEP_INTERVAL_MS: "50", WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_POLL_MS: "50" }, { clock });
   return gw;
 };
 const stop = async () => {
@@ -62,6 +68,16 @@ async function visitor(): Promise<AppVisitor> {
   await v.get("/app");
   return v;
 }
+/** A delivery checked by the Standard Webhooks library; its timestamp is the service's (manual) clock's, so the check runs at that time. */
+function verified(r: Received): unknown {
+  vi.useFakeTimers({ toFake: ["Date"], now: clock.now() });
+  try {
+    return new Webhook(secret).verify(r.body, webhookHeaders(r));
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 /** The `value` field a fact states (a requirement's number). */
 const statedValue = (v: Value | undefined) => (v?.kind.case === "structValue" ? v.kind.value.fields.value?.kind.value : undefined);
 const who = (siteId: string) => ({ accountId: "", actor: "site-alerts test", siteId });
@@ -76,11 +92,15 @@ beforeAll(async () => {
   expect(first.status, first.stderr).toBe(0);
   process.env.DATA_DIR = dataDir;
   clock = new ManualClock(Date.UTC(2026, 10, 28, 12));
+  receiver = await startReceiver();
 
   // The first version: two sites, each with its saved answer; the Texas one with a plan.
   await start();
   key = (await gw!.clients.entitlement.issueKey({ kind: KeyKind.LIVE, plan: Plan.PRO, label: "alerts" })).secret;
   const v = await visitor();
+  await v.get("/app/settings/webhooks");
+  const hook = await v.post("/app/settings/webhooks", { url: `${receiver.origin}/hook`, "event_site.rules_changed": "true", "event_inspection.overdue": "true" });
+  secret = /<code>(whsec_[A-Za-z0-9+/=]+)<\/code>/.exec(hook.body)![1];
   const add = async (name: string, state: string) => {
     await v.get("/app/sites/new");
     const res = await v.post("/app/sites", { name, state, activity: "construction", acres: "5", address: `${name} road`, operator_name: "Acme Earthworks", startDate: "2026-11-01", endDate: "2027-03-31" });
@@ -117,6 +137,7 @@ async function accountOf(siteId: string): Promise<string> {
 
 afterAll(async () => {
   await stop();
+  await receiver?.close();
   delete process.env.DATA_DIR;
   for (const d of [dataDir, stateDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -135,6 +156,11 @@ describe("a new dataset version changing a requirement one site cites", () => {
     const rows = outbox("site.rules_changed");
     expect(rows.map((r) => [r.site_id, r.dedup_key])).toEqual([[site.tx, `site.rules_changed:${site.tx}:${current}`]]);
     expect(JSON.parse(rows[0].data_json)).toMatchObject({ site: { id: site.tx, name: "Texas yard" }, previousVersion: mark.previousVersion, datasetVersion: current, changes: [{ fact: changed.fact }] });
+    const delivered = await until("the webhook delivery", async () => receiver.received.find((r) => r.body.includes('"site.rules_changed"')));
+    expect(verified(delivered)).toMatchObject({
+      type: "site.rules_changed",
+      data: { site: { id: site.tx, name: "Texas yard" }, datasetVersion: current, changes: [{ fact: changed.fact, change: "changed", before: { value: { value: changed.value } }, after: { value: { value: changed.value + 7 } } }] },
+    });
 
     const v = await visitor();
     const page = (await v.get(`/app/sites/${site.tx}`)).body;
@@ -155,6 +181,7 @@ describe("a new dataset version changing a requirement one site cites", () => {
     await gw!.app.listen({ host: "127.0.0.1", port: 0 });
     expect((await checkRulesChanged({ clients: gw!.clients, logger: createLogger("test", { level: "silent" }) })).marked).toBe(0);
     expect(outbox("site.rules_changed")).toHaveLength(1);
+    expect(receiver.received.filter((r) => r.body.includes('"site.rules_changed"'))).toHaveLength(1);
 
     const v = await visitor();
     await v.get(`/app/sites/${site.tx}`);
@@ -188,6 +215,10 @@ describe("the deadline sweep, by a manual clock", () => {
     await new Promise((r) => setTimeout(r, 500)); // about ten more sweeps
     expect(ofSite().map((r) => r.dedup_key)).toEqual([`inspection.overdue:${id}:routine:2026-12-05`]);
     expect(JSON.parse(rows[0].data_json)).toMatchObject({ site: { id, name: "Lynnwood pad" }, what: "routine", due: "2026-12-05" });
+    const sent = await until("the overdue delivery", async () => receiver.received.find((r) => r.body.includes(`"id":"${id}"`)));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received.filter((r) => r.body.includes(`"id":"${id}"`))).toHaveLength(1);
+    expect(verified(sent)).toMatchObject({ type: "inspection.overdue", data: { site: { id }, due: "2026-12-05" } });
   }, 60_000);
 
   it("warns of the federal permit expiring before a Massachusetts site ends: on the dashboard, the site's page and once in the outbox", async () => {
