@@ -9,7 +9,7 @@ import type { FactChanges } from "@permits/proto/common/v1/common";
 import type { AppDeps } from "./deps.js";
 
 /** How often a running gateway checks again. */
-export const RULES_CHECK_EVERY_MS = 10 * 60 * 1000;
+const RULES_CHECK_EVERY_MS = 10 * 60 * 1000;
 /** The waits before the retries of a check that failed (a service not up yet at start). */
 const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000, 60_000];
 

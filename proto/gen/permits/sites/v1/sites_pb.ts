@@ -4023,7 +4023,7 @@ export const SitesService: GenService<{
     output: typeof SendTestWebhookResponseSchema;
   },
   /**
-   * Gateway only, at its start: the stormwater dataset versions that open sites' saved
+   * Gateway only, at its start and every 10 minutes after: the stormwater dataset versions that open sites' saved
    * determinations were computed against (each site's latest one and the one its latest plan
    * cites), so the gateway can ask the stormwater service what changed since each. Not per account.
    *
@@ -4035,7 +4035,7 @@ export const SitesService: GenService<{
     output: typeof ListCitedDatasetVersionsResponseSchema;
   },
   /**
-   * Gateway only, at its start: given the dataset version loaded now and what changed since each
+   * Gateway only, after ListCitedDatasetVersions: given the dataset version loaded now and what changed since each
    * cited version, marks every open site whose saved determination or latest plan cites a changed
    * fact, and records a site.rules_changed event with each mark in one transaction. A site is marked
    * once per dataset version, however often this is called. Not per account.
