@@ -1,7 +1,7 @@
-import path from "node:path";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { type BuildContext, type BuiltService, ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
+import { type BuildContext, type BuiltService, positiveInt, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
+import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
 import { type RunningWebhooks, WEBHOOK_ENV } from "./webhooks/env.js";
 
@@ -18,25 +18,20 @@ type Impl = ServiceImpl<typeof SitesService>;
  * (main.ts) it opens at start, so a bad database stops the process there.
  */
 export async function build(ctx: BuildContext, options: BuildOptions = {}): Promise<BuiltService<typeof SitesService>> {
+  const where = readSqlBackend(ctx.env);
   const env = readEnv({
-    DATABASE_URL: optionalUrl({ default: undefined, desc: "PostgreSQL for the sites service (postgres://user:password@host:5432/db); unset: the embedded SQLite file." }),
-    STATE_DIR: str({ default: "./.state", desc: "Where the embedded sites database (sites.sqlite) lives when DATABASE_URL is unset." }),
-    DATABASE_POOL_SIZE: positiveInt({ default: 10, desc: "Most connections the sites service opens to PostgreSQL." }),
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
     SITES_SWEEP_INTERVAL_MS: positiveInt({ default: 15 * 60 * 1000, desc: "How often the sites service records the deadline warnings of every open site (permit expiring, overdue inspections and corrective actions), by its clock." }),
     ...WEBHOOK_ENV,
   }, ctx.env);
-  if (env.DATABASE_URL && !/^postgres(ql)?:$/.test(new URL(env.DATABASE_URL).protocol)) {
-    throw new ConfigError("invalid configuration: DATABASE_URL: must be a postgres:// or postgresql:// URL");
-  }
   let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl; stopSweeps: () => Promise<void> }> | undefined;
   const load = () =>
     (loading ??= (async () => {
       const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }, { startSweeps }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js"), import("./alerts/sweep.js")]);
-      const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as "normal" | "full" });
+      const database = await openSitesDatabase({ ...where, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
       const base = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
       // The delivery worker and the deadline sweep start with the database: at start standalone, at the first call embedded.
-      const webhooks = startWebhooks(base, env);
+      const webhooks = startWebhooks(base, { ...env, DATABASE_URL: where.databaseUrl, STATE_DIR: where.stateDir });
       return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }), stopSweeps: startSweeps(base, env.SITES_SWEEP_INTERVAL_MS) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).

@@ -15,8 +15,7 @@ import { runCli } from "./cli.js";
 import { migrations } from "./db/migrations.js";
 import { openSqlite } from "./db/open.js";
 import { createSitesService } from "./service.js";
-import { ACCOUNT, ACTOR, DOCX, eachDatabase, JPEG, newSite, PDF, report, type Harness } from "./test-support.js";
-import { openSitesDatabase, postgresKind, sqliteKind, TEST_POSTGRES_URL } from "./testing.js";
+import { ACCOUNT, ACTOR, DOCX, eachDatabase, type Harness, JPEG, newSite, openSitesDatabase, PDF, postgresKind, report, sqliteKind, TEST_POSTGRES_URL } from "./testing.js";
 
 const DIST = path.resolve(import.meta.dirname, "../dist");
 

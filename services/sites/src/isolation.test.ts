@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SitesService, PlanFormat } from "@permits/proto/sites/v1/sites";
 import { resourceNotFoundOf } from "@permits/rules";
-import { ACCOUNT, ACTOR, answer, Code, DOCX, eachDatabase, failure, JPEG, newSite, OTHER_ACCOUNT, PDF, report, siteDetails } from "./test-support.js";
+import { ACCOUNT, ACTOR, answer, Code, DOCX, eachDatabase, failure, JPEG, newSite, OTHER_ACCOUNT, PDF, report, siteDetails } from "./testing.js";
 
 interface Ids {
   planId: string;

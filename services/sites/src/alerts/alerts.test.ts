@@ -7,7 +7,7 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { Confidence, FactChangeGroupSchema, FactChangeKind, FactChangesSchema, FactStateSchema } from "@permits/proto/common/v1/common";
-import { ACCOUNT, ACTOR, Code, codeOf, DOCX, eachDatabase, type Harness, PDF, report, siteDetails } from "../test-support.js";
+import { ACCOUNT, ACTOR, Code, codeOf, DOCX, eachDatabase, type Harness, PDF, report, siteDetails } from "../testing.js";
 import { SWEEP_LOCK, sweepDeadlines } from "./sweep.js";
 
 const CERTIFICATION = "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision.";

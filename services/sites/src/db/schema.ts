@@ -2,6 +2,7 @@
 // databases (they compare as text and export byte for byte alike); flags are 0/1 integers, which
 // node:sqlite binds and PostgreSQL stores alike.
 import type { Kysely } from "kysely";
+import type { SqlKind } from "@permits/state/sql";
 
 export interface SiteRow {
   id: string;
@@ -229,4 +230,4 @@ export type SitesDb = Kysely<SitesTables>;
 /** The tables a site's records live in, children first: the order a purge deletes in. */
 export const RECORD_TABLES = ["audit_events", "photos", "corrective_action_events", "corrective_actions", "rain_events", "inspections", "plan_versions", "determinations"] as const;
 
-export type DatabaseKind = "sqlite" | "postgres";
+export type DatabaseKind = SqlKind;

@@ -14,7 +14,7 @@ import { SitesService } from "@permits/proto/sites/v1/sites";
 import { Webhook } from "standardwebhooks";
 import { recordEvent } from "../events/outbox.js";
 import { createSitesService } from "../service.js";
-import { ACCOUNT, ACTOR, eachDatabase, siteDetails } from "../test-support.js";
+import { ACCOUNT, ACTOR, eachDatabase, siteDetails } from "../testing.js";
 import { type Receiver, startReceiver, webhookHeaders } from "./fake-receiver.js";
 import { parseKey, stateDirKey } from "./secrets.js";
 import { WEBHOOK_DEFAULTS } from "./settings.js";

@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks";
 import type { SitesContext } from "../context.js";
 import { type EventType, recordEvent } from "../events/outbox.js";
 import { createSitesService } from "../service.js";
-import { ACCOUNT, ACTOR, Code, eachDatabase, failure, OTHER_ACCOUNT, siteDetails } from "../test-support.js";
+import { ACCOUNT, ACTOR, Code, eachDatabase, failure, OTHER_ACCOUNT, siteDetails } from "../testing.js";
 import { type Received, type Receiver, startReceiver, webhookHeaders } from "./fake-receiver.js";
 import type { WebhookSettings } from "./settings.js";
 import { backoffMs, DeliveryWorker } from "./worker.js";
