@@ -134,7 +134,9 @@ export function rulesChangedHandlers(ctx: SitesContext): Handlers {
       checkMarkRequest(req.datasetVersion, req.changes);
       const since = new Map<string, readonly FactChangeGroup[]>(req.changes.map((c) => [c.since, c.groups]));
       return guard(ctx, async () => {
-        const cited = (await citedDeterminations(db)).filter((c) => c.datasetVersion !== req.datasetVersion && since.has(c.datasetVersion));
+        // Sites marked for this version already (a restart, another gateway) are not read again.
+        const alreadyMarked = new Set((await db.selectFrom("site_rules_changes").select("site_id").where("dataset_version", "=", req.datasetVersion).execute()).map((r) => r.site_id));
+        const cited = (await citedDeterminations(db)).filter((c) => c.datasetVersion !== req.datasetVersion && since.has(c.datasetVersion) && !alreadyMarked.has(c.siteId));
         const answers = new Map<string, string>();
         for (let i = 0; i < cited.length; i += 500) {
           const rows = await db.selectFrom("determinations").select(["id", "answer_json"]).where("id", "in", cited.slice(i, i + 500).map((c) => c.determinationId)).execute();
