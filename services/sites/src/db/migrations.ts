@@ -257,6 +257,7 @@ const alerts: Migration = {
       .addColumn("cleared_at", "text")
       .addPrimaryKeyConstraint("site_rules_changes_pk", ["site_id", "dataset_version"])
       .execute();
+    await db.schema.createIndex("site_rules_changes_by_version").on("site_rules_changes").column("dataset_version").execute();
   },
 };
 
