@@ -191,6 +191,10 @@ describe("a new dataset version changing a requirement one site cites", () => {
     const page = (await v.get(`/app/sites/${site.tx}`)).body;
     expect(page).not.toContain("out of date since dataset");
     expect(page).toContain("Version 2, made 2026-11-28");
+    // The new version was made from the site's answer worked out again against the data loaded now.
+    const current = (await gw!.app.inject({ method: "GET", url: "/api/v1/coverage" })).json().data.stormwater.datasetVersion;
+    const [{ plans }, { determination }] = await Promise.all([gw!.clients.sites.listPlanVersions(txWho), gw!.clients.sites.getDetermination(txWho)]);
+    expect([plans.at(-1)!.determinationId, determination!.datasetVersion, plans.at(-1)!.note]).toEqual([determination!.id, current, `Generated from the answer of dataset ${current}`]);
     expect((await checkRulesChanged({ clients: gw!.clients, logger: createLogger("test", { level: "silent" }) })).marked).toBe(0);
   }, 120_000);
 });

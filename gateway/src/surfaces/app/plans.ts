@@ -30,9 +30,10 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
     });
     const [{ d, credential }, saved, { plans }, { rulesChanges }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w), sites.listRulesChanges(w)]);
     // The rules changed since the saved answer: regenerating works the answer out again against the
-    // data loaded now and saves it (which clears the site's marks), and the plan follows it.
-    const snapshot = rulesChanges.length ? (await sites.saveDetermination({ ...w, answerJson: answerBytes((await stormwater.determine({ site: d.input })).determination!) })).determination : saved.determination;
-    const determination = answerOfSnapshot(snapshot!);
+    // data loaded now; once the plan is made from it, the answer is saved (which clears the site's
+    // marks) and the plan stored citing it, so a failure before leaves the site marked.
+    const fresh = rulesChanges.length ? (await stormwater.determine({ site: d.input })).determination! : undefined;
+    const determination = fresh ?? answerOfSnapshot(saved.determination!);
     const { docx, pdf } = await generatePlan({
       site: { name: d.name, address: d.location?.address || null, latitude: d.location?.latitude ?? null, longitude: d.location?.longitude ?? null, operator: d.operator ? { name: d.operator.name, role: d.operator.role || null, phone: d.operator.phone || null, email: d.operator.email || null } : null, contacts: d.contacts.map((c) => ({ name: c.name, role: c.role || null, phone: c.phone || null, email: c.email || null })) },
       determination,
@@ -40,7 +41,8 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
       version: plans.length + 1,
       preparedOn: todayOf(deps),
     });
-    await sites.addPlanVersion({ ...w, docx, pdf, note: `Generated from the answer of dataset ${snapshot!.datasetVersion}`, determinationId: snapshot!.id });
+    const snapshot = fresh ? (await sites.saveDetermination({ ...w, answerJson: answerBytes(fresh) })).determination! : saved.determination!;
+    await sites.addPlanVersion({ ...w, docx, pdf, note: `Generated from the answer of dataset ${snapshot.datasetVersion}`, determinationId: snapshot.id });
     return reply.code(303).header("location", `/app/sites/${id}#plans`).send();
   });
 
