@@ -1,14 +1,15 @@
 // A site's inspection schedule from its records as the sites service keeps them (signed report
 // versions, rain events, the operator's frequency choice): the one adaptation of those records to
 // inspectionSchedule, shared by the app's pages and the sites service's deadline sweep.
-import { InspectionStatus, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
+import { type Inspection, type InspectionFrequency, type InspectionReport, InspectionStatus, InspectionType } from "@permits/proto/sites/v1/sites";
 import type { Determination } from "@permits/proto/stormwater/v1/stormwater";
 import { inspectionSchedule, type InspectionRecord, type Schedule } from "./schedule.js";
 
-/** The type of inspection as the report holds it: storm-triggered, routine, or not stated ("other"). */
-function inspectionType(i: Inspection): InspectionRecord["type"] {
-  const storm = i.report?.stormTriggered;
-  return storm === undefined ? "other" : storm ? "storm_event" : "routine";
+const TYPE_NAMES: Partial<Record<InspectionType, InspectionRecord["type"]>> = { [InspectionType.ROUTINE]: "routine", [InspectionType.STORM_EVENT]: "storm_event", [InspectionType.OTHER]: "other" };
+
+/** The report's type: as it is kept, or read from storm_triggered in a report written before the type was kept ("other" when neither says). */
+export function typeOfReport(r: InspectionReport): InspectionRecord["type"] {
+  return TYPE_NAMES[r.type] ?? (r.stormTriggered === undefined ? "other" : r.stormTriggered ? "storm_event" : "routine");
 }
 
 export function siteSchedule(determination: Determination, inspections: readonly Inspection[], rain: readonly { occurredOn: string; inches: number }[], today: string, frequency?: InspectionFrequency): Schedule {
@@ -19,7 +20,7 @@ export function siteSchedule(determination: Determination, inspections: readonly
   for (const i of signed) byId.set(i.id, [...(byId.get(i.id) ?? []), i]);
   const done = [...byId.values()].map((versions) => {
     const last = versions[versions.length - 1];
-    return { date: last.report!.inspectedOn, type: inspectionType(last), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
+    return { date: last.report!.inspectedOn, type: typeOfReport(last.report!), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
   });
   return inspectionSchedule({
     determination,

@@ -87,6 +87,10 @@ export interface CorrectiveActionRow {
   status: "open" | "completed";
   completed_on: string;
   created_at: string;
+  /** "permit_rule", "operator", or "" for an action opened before the source was kept (0007). */
+  due_source: string;
+  /** DueRule as proto JSON; "" when none. */
+  due_rule_json: string;
 }
 
 export interface CorrectiveActionEventRow {
@@ -150,6 +154,21 @@ export interface SiteRulesChangeRow {
   marked_at: string;
   /** When a determination was saved again for the site; null while the mark is open. */
   cleared_at: string | null;
+}
+
+/** An app sign-in session (handlers/sessions.ts), found by the SHA-256 of its id. */
+export interface AppSessionRow {
+  id_sha256: string;
+  account_id: string;
+  key_id: string;
+  /** The Plan and AppAccess enums' numbers (permits.entitlement.v1). */
+  plan: number;
+  access: number;
+  created_at: string;
+  seen_at: string;
+  idle_limit_seconds: number;
+  /** seen_at plus the idle limit: the session is gone from this instant on. */
+  expires_at: string;
 }
 
 /** An account's webhook endpoint (webhooks/). */
@@ -220,6 +239,7 @@ export interface SitesTables {
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
   site_rules_changes: SiteRulesChangeRow;
+  app_sessions: AppSessionRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;

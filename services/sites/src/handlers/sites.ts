@@ -3,7 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import { appendAudit, sha256Hex } from "../audit.js";
-import { changeSite, checkScoped, guard, newId, readSite, type SitesContext, timestamp, today } from "../context.js";
+import { changeSite, checkScoped, guard, latestDetermination, newId, readSite, type SitesContext, timestamp, today } from "../context.js";
 import { detailsJson, toDetermination, toSite } from "../convert.js";
 import type { SiteRow } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
@@ -123,7 +123,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
     async getDetermination(req) {
       checkScoped(req);
       return readSite(ctx, req, async (site) => {
-        const row = await db.selectFrom("determinations").selectAll().where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+        const row = await latestDetermination(db, site.id);
         if (!row) throw resourceNotFound(`site ${site.id} has no saved determination yet`, "determination", site.id, []);
         return { determination: toDetermination(row) };
       });
