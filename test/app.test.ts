@@ -8,7 +8,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 import { AppVisitor, PNG } from "./support/app-browser.js";
-import { wordProblems } from "./support/answer-words.js";
+import { appPageText, wordProblems } from "./support/answer-words.js";
 
 const EVIL = "<script>alert(1)</script>";
 const SITE = { state: "MA", activity: "construction", acres: "3", address: "12 Mill Road, Lowell", operator_name: "Acme Earthworks" };
@@ -330,10 +330,6 @@ describe("how often a site is inspected", () => {
 });
 
 describe("the words of the app", () => {
-  /** What a person reads in the app's own words: no tags or styles, nor quotes (a permit's or the regulation's words); entities decoded. */
-  const pageText = (html: string) =>
-    html.replace(/<(script|style|blockquote|q)\b[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
-
   it("uses the words list of the answers on every page a person reads", async () => {
     const v = await signedIn();
     const at = await newSite(v, "Words");
@@ -343,7 +339,7 @@ describe("the words of the app", () => {
     for (const url of ["/", "/app", "/app/sites/new", at, `${at}/inspections/new`, report]) pages.push([url, (await v.get(url)).body]);
     pages.push(["not in the plan", (await new AppVisitor(t.app).signIn(testKey)).body]);
     pages.push(["read-only refusal", (await v.post(`${report}`, { inspected_on: "x" }, { csrf: false })).body]);
-    expect(pages.flatMap(([name, body]) => wordProblems(pageText(body)).map((p) => `${name}: ${p}`))).toEqual([]);
+    expect(pages.flatMap(([name, body]) => wordProblems(appPageText(body)).map((p) => `${name}: ${p}`))).toEqual([]);
   }, 60_000);
 });
 

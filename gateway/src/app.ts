@@ -33,6 +33,7 @@ import { CheckoutCatalogue } from "./surfaces/checkout/catalogue.js";
 import { checkoutRoutes } from "./surfaces/checkout/routes.js";
 import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 import { appPlugin } from "./surfaces/app/plugin.js";
+import { startRulesChecks } from "./rules-check.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const metrics = given.metrics ?? new Registry();
@@ -90,6 +91,13 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   // The app (issue 40): its sessions are kept by the sites service, as its records are.
   await app.register(appPlugin, { deps });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
+
+  // Sites whose rules changed are marked once the gateway serves (not in inject()-only use).
+  let stopRulesChecks: (() => void) | undefined;
+  app.addHook("onListen", async () => {
+    stopRulesChecks ??= startRulesChecks(deps);
+  });
+  app.addHook("onClose", async () => stopRulesChecks?.());
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {

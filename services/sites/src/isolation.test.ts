@@ -41,9 +41,10 @@ const REQUESTS: Record<string, Call> = {
   listRainEvents: () => ({}),
   listAuditEvents: () => ({}),
   exportSite: () => ({}),
+  listRulesChanges: () => ({}),
 };
-/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), and the administrators' purge. */
-const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired"];
+/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), the administrators' purge, and the gateway's rules check (of every account). */
+const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired", "listCitedDatasetVersions", "markRulesChanged"];
 /** The app's sign-in sessions: found by the digest of an id only the signed-in browser holds, not by account (sessions.test.ts). */
 const SESSIONS = ["createSession", "getSession", "makeSessionReadOnly", "endSession"];
 /** The RPCs of an account's webhook endpoints, which name no site: their walls are tested in webhooks/webhooks.test.ts. */

@@ -8,7 +8,8 @@ import type { AppDeps } from "../../deps.js";
 import { requireSession, type SignedIn } from "./context.js";
 import { siteRecords, todayOf, who } from "./site-records.js";
 import { fileStem } from "./plans.js";
-import { isLabelledSummary, typeOfReport, typeWords } from "./report-form.js";
+import { typeOfReport } from "@permits/swppp/deadlines";
+import { isLabelledSummary, typeWords } from "./report-form.js";
 import { dueWords } from "./corrective-choice.js";
 
 const INSPECTION_COLUMNS = ["record", "id", "version", "status", "inspected_on", "start_time", "end_time", "inspector", "inspector_title", "inspector_qualification", "type", "storm_triggered", "rainfall_inches", "rainfall_source", "weather", "phase", "areas_inspected", "controls_needing_repair", "stabilization", "discharges_seen", "unsafe_areas", "findings", "summary", "photos", "amendment_reason", "signed_by", "signed_at", "report_sha256"];

@@ -5,6 +5,7 @@
 // and an amendment of it starts from those lines read back into their fields.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { InspectionType, type InspectionReport, type InspectionReportSchema } from "@permits/proto/sites/v1/sites";
+import { typeOfReport } from "@permits/swppp/deadlines";
 import { html, type Html } from "./html.js";
 import { checkbox, input, select, textarea, type FieldErrors } from "./form.js";
 
@@ -22,13 +23,6 @@ const SUMMARY_LINES = [
 
 const TYPES = [["routine", "Routine"], ["storm_event", "After a storm event"], ["other", "Other"]] as const;
 const TYPE_OF: Record<string, InspectionType> = { routine: InspectionType.ROUTINE, storm_event: InspectionType.STORM_EVENT, other: InspectionType.OTHER };
-
-/** The report's type, read from storm_triggered in a report written before the type was kept. */
-export function typeOfReport(r: InspectionReport): "routine" | "storm_event" | "other" {
-  const named = Object.entries(TYPE_OF).find(([, v]) => v === r.type)?.[0];
-  if (named) return named as "routine" | "storm_event" | "other";
-  return r.stormTriggered === undefined ? "other" : r.stormTriggered ? "storm_event" : "routine";
-}
 
 export const typeWords = (r: InspectionReport) => TYPES.find(([k]) => k === typeOfReport(r))![1];
 

@@ -11,8 +11,10 @@ import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { csrfField, type FieldErrors } from "./form.js";
 import { determineSite, readSiteForm, refusedOr, siteForm, type SiteFormView } from "./site-form.js";
-import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
+import { permitExpiring, siteSchedule } from "@permits/swppp/deadlines";
+import { answerBytes, answerOfSnapshot, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
+import { attentionItems, attentionView, permitExpiringView, planOutOfDate, regenerateLabel, rulesChangesView } from "./alerts-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
 import { choosingFrequency, frequencyForm } from "./frequency.js";
@@ -41,18 +43,21 @@ export function dashboard(deps: AppDeps) {
     const today = todayOf(deps);
     // One call for every site and its records; the schedules are worked out here.
     const list = (await sites.listSitesForDashboard({ ...who(r), asOf: today })).sites;
+    const attention = attentionItems(list, today);
+    const needsAttention = new Set(attention.map((i) => i.siteId));
     const rows = list.map(({ site, determination, signedInspections, rainEvents, overdueCorrectiveActions }) => {
       const s = site!;
       // A closed site has nothing left to inspect.
-      if (s.closedOn) return { s, due: undefined, overdue: 0 };
-      const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
-      return { s, due: schedule && nextDue(schedule), overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
+      if (s.closedOn) return { s, due: undefined, overdue: 0, attention: needsAttention.has(s.id) };
+      const schedule = determination ? siteSchedule(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
+      return { s, due: schedule && nextDue(schedule), overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions, attention: needsAttention.has(s.id) };
     });
-    // Overdue first, closed sites last, then by the next date due and by name.
-    rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || Number(a.s.closedOn !== undefined) - Number(b.s.closedOn !== undefined) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
+    // What needs attention first, then overdue, closed sites last, then by the next date due and by name.
+    rows.sort((a, b) => Number(b.attention) - Number(a.attention) || Number(b.overdue > 0) - Number(a.overdue > 0) || Number(a.s.closedOn !== undefined) - Number(b.s.closedOn !== undefined) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
     const plan = r.appSession.plan === Plan.SCALE ? "Scale" : "Pro";
     const body = html`<h1>Your sites</h1>
 <p class="muted">Stormwater ${plan} plan${r.appSession.readOnly ? " (cancelled: read-only)" : ""}.</p>
+${attentionView(attention)}
 ${r.appSession.readOnly ? "" : html`<p><a class="button" href="/app/sites/new">Add a site</a></p>`}
 ${rows.length === 0 ? html`<p>No sites yet. Add one to get its permit answer, a plan document and an inspection schedule.</p>` : html`<table class="stack"><thead><tr><th scope="col">Site</th><th scope="col">Next inspection due</th><th scope="col">Overdue</th></tr></thead><tbody>
 ${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ? html`<span class="nowrap">${x.due}</span>` : html`<span class="muted">${noDateWords(x.s)}</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
@@ -87,7 +92,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get("/app/sites/:id", { preHandler: requireSession }, async (req, reply) => {
     const r = req as SignedIn;
     const { id } = req.params as { id: string };
-    const rec = await siteRecords(sites, r, id);
+    const [rec, { rulesChanges }] = await Promise.all([siteRecords(sites, r, id), sites.listRulesChanges({ ...who(r), siteId: id })]);
     const token = reply.generateCsrf();
     const today = todayOf(deps);
     const d = rec.site.details!;
@@ -99,7 +104,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
       : html`<p>No plan document yet.</p>`;
     // A plan made from an earlier answer (the site was edited since, or the permit data changed) is said to be behind.
     const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? " Make a new plan version so the plan follows the current answer." : ""}</p>` : "";
-    const schedule = scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
+    const schedule = siteSchedule(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
     const choosing = choosingFrequency(rec.determination, d.inspectionFrequency, writable);
     // What is done on site comes first; closing, which cannot be undone, comes last.
     const actions = writable ? html`<p class="actions"><a class="button" href="/app/sites/${id}/inspections/new">Record an inspection</a> <a class="button secondary" href="/app/sites/${id}/rain-events/new">Enter rain</a></p>` : "";
@@ -109,6 +114,8 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${writable ? html`<br><a href="/app/sites/${id}/edit">Edit the site's details</a>` : ""}</p>
 ${closedNotice(rec.site)}
+${rec.site.closedOn ? "" : permitExpiringView(permitExpiring(rec.determination, d.input?.endDate ?? null, today))}
+${rulesChangesView(rulesChanges, rec.determination, writable)}
 ${actions}
 <nav aria-label="On this page" class="toc"><a href="#schedule">Schedule</a> <a href="#inspections">Inspections</a> <a href="#rain">Rain</a> <a href="#plans">Plan document</a> <a href="#determination">Permit and requirements</a> <a href="#exports">Records</a></nav>
 ${rec.site.closedOn ? html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2><p>The site is closed: the app counts no more inspections for it.</p></section>` : scheduleView(schedule, { choiceBelow: choosing })}
@@ -117,9 +124,10 @@ ${inspectionsView(id, rec.inspections, open, token, writable, today)}
 ${rainSection(id, rec.rainEvents, schedule, writable, choosing)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
+${rec.plans.length ? planOutOfDate(rulesChanges) : ""}
 ${plans}
 ${planBehind}
-${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">Make a new plan version</button></form>` : ""}</section>
+${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">${regenerateLabel(rulesChanges)}</button></form>` : ""}</section>
 ${determinationView(rec.determination)}
 <section aria-labelledby="exports"><h2 id="exports">Records for an inspector</h2>
 <p>The inspection and corrective-action logs: <a href="/app/sites/${id}/records.csv">spreadsheet (.csv)</a> · <a href="/app/sites/${id}/records.pdf">PDF</a> · <a href="/app/sites/${id}/records.zip">everything (.zip, with a list of file fingerprints to check nothing was changed)</a></p></section>

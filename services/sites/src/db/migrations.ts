@@ -241,6 +241,27 @@ const events: Migration = {
 };
 
 /**
+ * The rule changes found for a site (alerts/rules-changed.ts): one row per site and dataset version,
+ * open until a determination is saved again. Not a retained record either: a site's purge removes them.
+ */
+const alerts: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("site_rules_changes")
+      .addColumn("site_id", "text", (c) => c.notNull())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("dataset_version", "text", (c) => c.notNull())
+      .addColumn("previous_version", "text", (c) => c.notNull())
+      .addColumn("changes_json", "text", (c) => c.notNull())
+      .addColumn("marked_at", "text", (c) => c.notNull())
+      .addColumn("cleared_at", "text")
+      .addPrimaryKeyConstraint("site_rules_changes_pk", ["site_id", "dataset_version"])
+      .execute();
+    await db.schema.createIndex("site_rules_changes_by_version").on("site_rules_changes").column("dataset_version").execute();
+  },
+};
+
+/**
  * The app's sign-in sessions (handlers/sessions.ts), kept here so that every gateway replica knows
  * every session. Not a retained record: no guards; a session ends at sign-out or when idle.
  */
@@ -328,7 +349,7 @@ const correctiveDueRule: Migration = {
 
 /** Every migration by name, in order (the record Kysely's Migrator applies). */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
-  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule };
+  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0005_alerts": alerts, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule };
 }
 
 /** Applies every pending migration; throws when one fails (the service then does not start). */

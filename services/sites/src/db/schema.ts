@@ -141,6 +141,21 @@ export interface SiteEventRow {
   created_at: string;
 }
 
+/** A site marked because facts its saved answer cites changed in a dataset version (alerts/rules-changed.ts). */
+export interface SiteRulesChangeRow {
+  site_id: string;
+  account_id: string;
+  /** The dataset version loaded when the change was found: one mark per site and version, ever. */
+  dataset_version: string;
+  /** The dataset version of the saved answer compared. */
+  previous_version: string;
+  /** The changed facts the site cites, as permits.common.v1.FactChange JSON (a list). */
+  changes_json: string;
+  marked_at: string;
+  /** When a determination was saved again for the site; null while the mark is open. */
+  cleared_at: string | null;
+}
+
 /** An app sign-in session (handlers/sessions.ts), found by the SHA-256 of its id. */
 export interface AppSessionRow {
   id_sha256: string;
@@ -223,6 +238,7 @@ export interface SitesTables {
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
+  site_rules_changes: SiteRulesChangeRow;
   app_sessions: AppSessionRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_deliveries: WebhookDeliveryRow;

@@ -8,6 +8,7 @@ import { detailsJson, toDetermination, toSite } from "../convert.js";
 import type { SiteRow, SitesDb } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
 import { Check, checkCaller, checkSiteDetails, LIMITS } from "../validate.js";
+import { clearRulesChanges } from "../alerts/rules-changed.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createSite" | "getSite" | "listSites" | "updateSite" | "closeSite" | "saveDetermination" | "getDetermination">;
 
@@ -46,6 +47,8 @@ function parseAnswer(bytes: Uint8Array): ParsedAnswer {
 async function storeAnswer(trx: Trx, siteId: string, actor: string, at: string, bytes: Uint8Array, parsed: ParsedAnswer) {
   const row = { id: newId("det"), site_id: siteId, answer_json: bytes, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(bytes), saved_at: at, saved_by: actor };
   await trx.insertInto("determinations").values(row).execute();
+  // A saved answer is worked out against the current rules: the site's rules-changed marks are settled.
+  await clearRulesChanges(trx, siteId, at);
   return { row, audit: { action: "determination.saved", subjectId: row.id, detail: { sha256: row.sha256, datasetVersion: row.dataset_version, permitId: row.permit_id, permitVersion: row.permit_version } } };
 }
 

@@ -22,6 +22,7 @@ export async function purgeExpired(ctx: SitesContext, asOf: string): Promise<str
       for (const table of RECORD_TABLES) await trx.deleteFrom(table).where("site_id", "=", id).execute();
       await deleteSiteDeliveries(trx, id);
       await trx.deleteFrom("site_events").where("site_id", "=", id).execute();
+      await trx.deleteFrom("site_rules_changes").where("site_id", "=", id).execute();
       await trx.deleteFrom("sites").where("id", "=", id).execute();
     });
     purged.push(id);
