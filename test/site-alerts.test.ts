@@ -191,7 +191,7 @@ describe("a new dataset version changing a requirement one site cites", () => {
     expect((await gw!.clients.sites.listRulesChanges(txWho)).rulesChanges).toEqual([]);
     const page = (await v.get(`/app/sites/${site.tx}`)).body;
     expect(page).not.toContain("out of date since dataset");
-    expect(page).toContain("Version 2, made 2026-11-28");
+    expect(page).toContain(`Version 2, made <span class="nowrap">2026-11-28</span>`);
     // The new version was made from the site's answer worked out again against the data loaded now.
     const current = (await gw!.app.inject({ method: "GET", url: "/api/v1/coverage" })).json().data.stormwater.datasetVersion;
     const [{ plans }, { determination }] = await Promise.all([gw!.clients.sites.listPlanVersions(txWho), gw!.clients.sites.getDetermination(txWho)]);

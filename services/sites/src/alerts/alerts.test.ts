@@ -1,6 +1,6 @@
 // Rule changes and deadline warnings on SQLite and PostgreSQL: a site whose saved answer (or whose
 // latest plan's) cites a changed fact is marked once, with one site.rules_changed event; a site
-// citing none is not; saving a determination clears the mark. The deadline sweep records each
+// citing none is not; saving a determination (alone or with the site's details) clears the mark. The deadline sweep records each
 // warning once however many sweeps see it, as a manual clock moves.
 import { create } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
@@ -94,6 +94,22 @@ eachDatabase((h) => {
     expect((await c.listRulesChanges(w(tx))).rulesChanges).toEqual([]);
     expect((await c.markRulesChanged(request)).marked).toBe(0);
     expect(await eventsOf(h(), tx, "site.rules_changed")).toHaveLength(1);
+  });
+
+  it("clears the marks when an answer is saved with the site's details (UpdateSite), as SaveDetermination does; the same answer again clears nothing", async () => {
+    const c = h().client;
+    const first = answerJson({ state: "TX", permitId: "tx-txr150000", requirements: ["inspection.frequency"], datasetVersion: "2026-11-01.aaaa" });
+    const { site } = await c.createSite({ accountId: ACCOUNT, actor: ACTOR, details: { ...siteDetails(), name: "Edited yard" }, answerJson: first });
+    const request = { datasetVersion: "2026-11-20.bbbb", changes: [changesSince("2026-11-01.aaaa", "2026-11-20.bbbb")] };
+    expect((await c.markRulesChanged(request)).marked).toBe(1);
+    // The same answer again stores nothing, so the rules it was worked out against are still the old ones.
+    await c.updateSite({ ...w(site!.id), details: { ...siteDetails(), name: "Edited yard" }, answerJson: first });
+    expect((await c.listRulesChanges(w(site!.id))).rulesChanges.map((m) => m.datasetVersion)).toEqual(["2026-11-20.bbbb"]);
+    h().clock.advance(1000); // the later answer is saved later
+    await c.updateSite({ ...w(site!.id), details: { ...siteDetails(), name: "Edited yard, phase 2" }, answerJson: answerJson({ state: "TX", permitId: "tx-txr150000", requirements: ["inspection.frequency"], datasetVersion: "2026-11-20.bbbb" }) });
+    expect((await c.listRulesChanges(w(site!.id))).rulesChanges).toEqual([]);
+    expect((await c.getDetermination(w(site!.id))).determination!.datasetVersion).toBe("2026-11-20.bbbb");
+    expect((await c.markRulesChanged(request)).marked).toBe(0);
   });
 
   it("marks a site whose latest plan cites an older answer that cites the change, though its latest answer is current", async () => {
