@@ -43,7 +43,7 @@ export function today(ctx: SitesContext): string {
 
 /** The site's latest saved answer (the one its plan and records follow), or undefined. */
 export async function latestDetermination(q: SitesDb | Trx, siteId: string): Promise<DeterminationRow | undefined> {
-  return q.selectFrom("determinations").selectAll().where("site_id", "=", siteId).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+  return q.selectFrom("determinations").selectAll().where("site_id", "=", siteId).orderBy("seq", "desc").limit(1).executeTakeFirst();
 }
 
 export function notFound(resource: string, id: string): ConnectError {

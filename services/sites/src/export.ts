@@ -30,7 +30,7 @@ export async function exportFiles(db: SitesDb, site: SiteRow): Promise<Map<strin
   const files = new Map<string, Uint8Array>();
   files.set("site.json", json(toJson(SiteSchema, toSite(site))));
 
-  const determinations = await db.selectFrom("determinations").selectAll().where("site_id", "=", site.id).orderBy("saved_at").orderBy("id").execute();
+  const determinations = await db.selectFrom("determinations").selectAll().where("site_id", "=", site.id).orderBy("seq").execute();
   for (const d of determinations) {
     const { answerJson, ...meta } = toJson(DeterminationSnapshotSchema, toDetermination(d)) as Record<string, unknown>;
     void answerJson;

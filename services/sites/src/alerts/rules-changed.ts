@@ -37,7 +37,7 @@ async function citedDeterminations(db: SitesDb): Promise<Cited[]> {
   const base = () =>
     db.selectFrom("determinations as d").innerJoin("sites as s", "s.id", "d.site_id").where("s.closed_on", "is", null).select(["d.id", "d.site_id", "s.account_id", "s.name", "d.dataset_version"]);
   const [latest, planned] = await Promise.all([
-    base().where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.saved_at", "desc").orderBy("l.id", "desc").limit(1)).execute(),
+    base().where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.seq", "desc").limit(1)).execute(),
     base().where("d.id", "=", (eb) => eb.selectFrom("plan_versions as p").select("p.determination_id").whereRef("p.site_id", "=", "d.site_id").orderBy("p.version", "desc").limit(1)).execute(),
   ]);
   const row = (latestOne: boolean) => (r: (typeof latest)[number]): Cited => ({ siteId: r.site_id, accountId: r.account_id, siteName: r.name, determinationId: r.id, datasetVersion: r.dataset_version, latest: latestOne });

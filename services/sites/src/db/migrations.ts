@@ -163,11 +163,18 @@ function tables(kind: DatabaseKind): Migration {
  *   date, which may not precede the site's creation: so retention cannot be shortened by an UPDATE
  *   to make a DELETE pass. (Dropping the triggers is DDL, which the service's role need not hold.)
  */
+/** The trigger by which an append-only table refuses every UPDATE (PostgreSQL's calls sites_refuse_update, of 0002). */
+function noUpdateTrigger(kind: DatabaseKind, table: (typeof APPEND_ONLY)[number]): string {
+  return kind === "postgres"
+    ? `CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION sites_refuse_update()`
+    : `CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, '${table}: a stored record cannot be changed'); END`;
+}
+
 function sqliteGuards(): string[] {
   const today = "date('now')";
   const passed = (siteId: string) => `EXISTS (SELECT 1 FROM sites s WHERE s.id = ${siteId} AND s.retain_until IS NOT NULL AND s.retain_until < ${today})`;
   const out: string[] = [];
-  for (const t of APPEND_ONLY) out.push(`CREATE TRIGGER ${t}_no_update BEFORE UPDATE ON ${t} BEGIN SELECT RAISE(ABORT, '${t}: a stored record cannot be changed'); END`);
+  for (const t of APPEND_ONLY) out.push(noUpdateTrigger("sqlite", t));
   out.push(`CREATE TRIGGER inspections_signed_no_update BEFORE UPDATE ON inspections WHEN OLD.status = 'signed' BEGIN SELECT RAISE(ABORT, 'inspections: a signed inspection cannot be changed'); END`);
   out.push(`CREATE TRIGGER corrective_actions_completed_no_update BEFORE UPDATE ON corrective_actions WHEN OLD.status = 'completed' BEGIN SELECT RAISE(ABORT, 'corrective_actions: a completed corrective action cannot be changed'); END`);
   for (const t of RETAINED) out.push(`CREATE TRIGGER ${t}_retained BEFORE DELETE ON ${t} WHEN NOT ${passed("OLD.site_id")} BEGIN SELECT RAISE(ABORT, '${t}: records are kept until the site''s retention ends'); END`);
@@ -209,7 +216,7 @@ function postgresGuards(): string[] {
     `CREATE TRIGGER inspections_signed_no_update BEFORE UPDATE ON inspections FOR EACH ROW WHEN (OLD.status = 'signed') EXECUTE FUNCTION sites_refuse_update()`,
     `CREATE TRIGGER corrective_actions_completed_no_update BEFORE UPDATE ON corrective_actions FOR EACH ROW WHEN (OLD.status = 'completed') EXECUTE FUNCTION sites_refuse_update()`,
   ];
-  for (const t of APPEND_ONLY) out.push(`CREATE TRIGGER ${t}_no_update BEFORE UPDATE ON ${t} FOR EACH ROW EXECUTE FUNCTION sites_refuse_update()`);
+  for (const t of APPEND_ONLY) out.push(noUpdateTrigger("postgres", t));
   for (const t of RETAINED) out.push(`CREATE TRIGGER ${t}_retained BEFORE DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION sites_refuse_early_delete()`);
   return out;
 }
@@ -347,9 +354,31 @@ const correctiveDueRule: Migration = {
   },
 };
 
+/**
+ * The order a site's answers were saved in, as a number per site (1, 2, ...): "latest" rests on it,
+ * not on the clock, where two saves in one millisecond tie. The rows already stored are numbered by
+ * time saved, then id (their order within one millisecond is not known). Numbering them rewrites
+ * stored rows, which the append-only trigger refuses: it is lifted and put back in one transaction.
+ */
+function determinationSeq(kind: DatabaseKind): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      const run = async (q: Kysely<unknown>) => {
+        await q.schema.alterTable("determinations").addColumn("seq", "integer", (c) => c.notNull().defaultTo(0)).execute();
+        await sql.raw(`DROP TRIGGER determinations_no_update${kind === "postgres" ? " ON determinations" : ""}`).execute(q);
+        await sql`UPDATE determinations SET seq = r.n FROM (SELECT id, row_number() OVER (PARTITION BY site_id ORDER BY saved_at, id) AS n FROM determinations) AS r WHERE r.id = determinations.id`.execute(q);
+        await sql.raw(noUpdateTrigger(kind, "determinations")).execute(q);
+        await q.schema.createIndex("determinations_by_site_seq").on("determinations").columns(["site_id", "seq"]).unique().execute();
+      };
+      // The Migrator runs each migration in a transaction where the database has transactional DDL; else this one makes its own.
+      await (db.isTransaction ? run(db) : db.transaction().execute(run));
+    },
+  };
+}
+
 /** Every migration by name, in order (the record Kysely's Migrator applies). */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
-  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0005_alerts": alerts, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule };
+  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0005_alerts": alerts, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule, "0008_determination_seq": determinationSeq(kind) };
 }
 
 /** Applies every pending migration; throws when one fails (the service then does not start). */

@@ -29,6 +29,8 @@ export interface DeterminationRow {
   sha256: string;
   saved_at: string;
   saved_by: string;
+  /** The site's answers numbered in the order saved (1, 2, ...); the latest is the highest. */
+  seq: number;
 }
 
 export interface PlanVersionRow {

@@ -36,7 +36,7 @@ export async function sitesWithRecords(db: SitesDb, sites: readonly SiteRow[], a
       .selectFrom("determinations as d")
       .selectAll()
       .where("d.site_id", "in", ids)
-      .where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.saved_at", "desc").orderBy("l.id", "desc").limit(1))
+      .where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.seq", "desc").limit(1))
       .execute(),
     db.selectFrom("inspections").selectAll().where("site_id", "in", ids).orderBy("inspected_on").orderBy("inspection_id").orderBy("version").execute(),
     db.selectFrom("rain_events").selectAll().where("site_id", "in", ids).orderBy("occurred_on").orderBy("recorded_at").orderBy("id").execute(),

@@ -45,7 +45,9 @@ function parseAnswer(bytes: Uint8Array): ParsedAnswer {
 
 /** Stores a stormwater answer as a new snapshot of the site; its audit entry for the caller to append. */
 async function storeAnswer(trx: Trx, siteId: string, actor: string, at: string, bytes: Uint8Array, parsed: ParsedAnswer) {
-  const row = { id: newId("det"), site_id: siteId, answer_json: bytes, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(bytes), saved_at: at, saved_by: actor };
+  // The next number of the site's answers; the site row is locked (or SQLite's write lock held), so no other save takes it.
+  const last = await trx.selectFrom("determinations").select((eb) => eb.fn.max("seq").as("seq")).where("site_id", "=", siteId).executeTakeFirst();
+  const row = { id: newId("det"), site_id: siteId, seq: Number(last?.seq ?? 0) + 1, answer_json: bytes, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(bytes), saved_at: at, saved_by: actor };
   await trx.insertInto("determinations").values(row).execute();
   // A saved answer is worked out against the current rules: the site's rules-changed marks are settled.
   await clearRulesChanges(trx, siteId, at);
