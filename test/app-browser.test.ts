@@ -11,6 +11,9 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { Confidence, FactChangeGroupSchema, FactChangeKind, FactChangesSchema, FactStateSchema } from "@permits/proto/common/v1/common";
 import { KeyKind, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { startEmbedded, type Embedded } from "./support/embedded.js";
 import { CHROMIUM_PATH as CHROMIUM } from "./support/prerequisites.js";
@@ -181,7 +184,18 @@ describe("the app in chromium", () => {
         expect(await page.$$eval("main li a[href*='/photos/'] + .muted", (els) => els.map((e) => e.textContent))).toEqual(["added in version 1", "added in version 2"]);
         await check(page, width, "08-amended");
 
+        // A rules change the site's answer cites (the gateway's rules check would hand it over): the page then
+        // carries the attention notice and the plan's out-of-date line beside the rain, edit and close controls.
+        const loaded = (await gw.app.inject({ method: "GET", url: "/api/v1/coverage" })).json().data.stormwater.datasetVersion as string;
+        const days = (n: number) => create(ValueSchema, { kind: { case: "numberValue", value: n } });
+        const state = (n: number) => create(FactStateSchema, { value: days(n), confidence: Confidence.UNVERIFIED, sourceCitation: "Layout check: not a permit fact", sourceUrl: "https://example.com/" });
+        const next = `${loaded}-layout-check`; // a version after the loaded one, as if the data were reloaded
+        const fact = { fact: "jurisdictions/MA/layoutCheck/everyDays", change: FactChangeKind.CHANGED, datasetVersion: next, before: state(7), after: state(14) };
+        const changes = create(FactChangesSchema, { dataset: "stormwater", since: loaded, currentVersion: next, changeCount: 1, groups: [create(FactChangeGroupSchema, { kind: "jurisdiction", id: "MA", changes: [fact] })] });
+        expect((await gw.clients.sites.markRulesChanged({ datasetVersion: next, changes: [changes] })).marked).toBe(1);
+
         await page.goto(`${base}${siteUrl}`);
+        expect(await page.content()).toContain("The rules for this site changed on");
         // The deadline chosen for the finding (the next business day), with its citation.
         expect(await page.$eval("li[id^='corrective-'] .muted", (e) => e.textContent)).toBe("(from the permit: Routine maintenance, CGP Part 2.1.4.b (EPA routine maintenance / corrective action guidelines), Unverified)");
         await page.click("li[id^='corrective-'] details summary");

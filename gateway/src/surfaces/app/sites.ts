@@ -103,7 +103,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
       ? html`<ul>${rec.plans.map((p) => html`<li>Version ${p.version}, made <span class="nowrap">${p.createdAt.slice(0, 10)}</span>: <a class="nowrap" href="/app/sites/${id}/plans/${p.version}.docx">Word (.docx)</a> · <a href="/app/sites/${id}/plans/${p.version}.pdf">PDF</a></li>`)}</ul>`
       : html`<p>No plan document yet.</p>`;
     // A plan made from an earlier answer (the site was edited since, or the permit data changed) is said to be behind.
-    const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? " Make a new plan version so the plan follows the current answer." : ""}</p>` : "";
+    const planBehind = latestPlan && latestPlan.determinationId !== rec.snapshot.id ? html`<p class="notice">Version ${latestPlan.version} was made from an earlier answer for this site: the site's details or the permit data have changed since.${writable ? ` Use “${regenerateLabel(rulesChanges)}” so the plan follows the current answer.` : ""}</p>` : "";
     const schedule = siteSchedule(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency);
     const choosing = choosingFrequency(rec.determination, d.inspectionFrequency, writable);
     // What is done on site comes first; closing, which cannot be undone, comes last.

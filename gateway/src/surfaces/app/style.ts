@@ -16,7 +16,7 @@ a{color:#0b5394}
 .banner{background:#fff4ce;border-bottom:1px solid #d9b400;margin:0;padding:.6rem 1rem;text-align:center}
 .notice{background:#eef4fa;border-left:4px solid #0b5394;padding:.5rem .75rem;margin:.75rem 0}
 blockquote.notice{margin:.75rem 0}
-.notice p:first-child{margin-top:0}
+.notice p:first-child,.notice h2:first-child{margin-top:0}
 .notice p:last-child{margin-bottom:0}
 .error-summary,.field-error{color:#a00000}
 .error-summary{border:2px solid #a00000;padding:.5rem .75rem}
