@@ -1,9 +1,10 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
 // src/testing.ts for test support (package.json "exports" lists only these); a service's manifest
-// is src/manifest.ts, and the gateway's list of them src/services.ts.
+// is src/manifest.ts, the gateway's list of them src/services.ts, and @permits/state's SQL
+// database src/sql.ts (apart, so that importing @permits/state loads no SQL driver).
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|gateway/src/services)\\.ts$";
+const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|packages/state/src/sql|gateway/src/services)\\.ts$";
 const MANIFEST = "^services/[^/]+/src/manifest\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
@@ -129,10 +130,24 @@ module.exports = {
     },
     {
       name: "state-opens-in-one-place",
-      comment: "Redis clients and LMDB files are opened by @permits/state only (one recipe, one STATE_DIR); tests may poke at Redis directly.",
+      comment: "Redis clients, LMDB files and SQL databases (pg, node:sqlite) are opened by @permits/state only (one recipe, one STATE_DIR); tests and test support may poke at Redis or set a database up directly.",
       severity: "error",
-      from: { path: "^(packages|services|gateway)/", pathNot: ["^packages/state/", "\\.test\\.ts$"] },
-      to: { path: "(^|/)node_modules/(redis|@redis/[^/]+|lmdb)/" },
+      from: { path: "^(packages|services|gateway)/", pathNot: ["^packages/state/", "(\\.test|/testing)\\.ts$"] },
+      to: { path: ["(^|/)node_modules/(redis|@redis/[^/]+|lmdb|pg)/", "^(node:)?sqlite$"] },
+    },
+    {
+      name: "sql-drivers-load-on-first-open",
+      comment: "@permits/state/sql loads Kysely, pg, node:sqlite and its SQLite dialect by dynamic import only (types aside): a host that imports it loads no SQL driver before a service's first call.",
+      severity: "error",
+      from: { path: "^packages/state/src/sql\\.ts$" },
+      to: { path: ["(^|/)node_modules/(kysely|pg)/", "^(node:)?sqlite$", "^packages/state/src/sqlite-dialect\\.ts$"], dynamic: false, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "no-sql-driver-from-the-state-index",
+      comment: "@permits/state's index (Redis, LMDB) loads no SQL driver: Kysely, pg and node:sqlite load through @permits/state/sql alone, on a SQL service's first call.",
+      severity: "error",
+      from: { path: "^packages/state/src/(index|backend|lmdb|redis)\\.ts$" },
+      to: { path: ["(^|/)node_modules/(kysely|pg)/", "^(node:)?sqlite$", "^packages/state/src/(sql|sqlite-dialect)\\.ts$"] },
     },
     {
       name: "resolvable",

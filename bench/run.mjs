@@ -4,6 +4,9 @@
 //   2. embedded     node gateway/dist/main.js (the four services in process, direct transport)
 //   3. distributed  the four services and the gateway as separate processes, HTTP/2 between them
 //   4. engine       the stormwater and NWP engines alone, in one process (bench/engines.mjs)
+//   5. sites        the sites service on its embedded database (SQLite), as npm run bench:sites
+//                   runs it (services/sites/src/bench.ts, about a second): issue 39's figures,
+//                   printed under the table and written to results.json's "sites"
 //
 // "saturation" is autocannon with 50 connections as fast as the server answers; "rate-200" is a
 // fixed offered load of 200 req/s on a uniform open-loop schedule, sent with undici
@@ -20,7 +23,7 @@
 //   BENCH_DURATION_S  seconds per measured run (default 8; --quick sets 0.5)
 //   BENCH_WARMUP_S    unmeasured warm-up per route (default 1.5; --quick sets 0)
 //   BENCH_RESULTS     where to write the results (default bench/results.json)
-//   BENCH_ONLY        comma-separated deployments to run (ceiling,embedded,distributed,engine)
+//   BENCH_ONLY        comma-separated parts to run (ceiling,embedded,distributed,engine,sites)
 //   BENCH_ROUTES      comma-separated parts of route names: only the routes naming one (e.g. "live key")
 //   --quick           the tiny budget of the smoke test (and batches of 10 projects, not 100)
 //   --soak            instead of the suite: embedded POST /api/v1/determine at saturation for
@@ -44,7 +47,7 @@ const WARMUP_S = num(process.env.BENCH_WARMUP_S, QUICK ? 0 : 1.5);
 const SOAK_S = num(process.env.BENCH_SOAK_S, 60);
 const RESULTS = path.resolve(process.env.BENCH_RESULTS || path.join(ROOT, "bench/results.json"));
 const SOAK_RESULTS = path.resolve(process.env.BENCH_SOAK_RESULTS || path.join(ROOT, "bench/soak.json"));
-const ONLY = new Set((process.env.BENCH_ONLY || "ceiling,embedded,distributed,engine").split(",").map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY || "ceiling,embedded,distributed,engine,sites").split(",").map((s) => s.trim()));
 const ROUTES = (process.env.BENCH_ROUTES || "").split(",").map((s) => s.trim()).filter(Boolean);
 
 for (const [k, v] of Object.entries({ BENCH_DURATION_S: DURATION_S, BENCH_WARMUP_S: WARMUP_S, BENCH_SOAK_S: SOAK_S })) {
@@ -78,6 +81,33 @@ async function measureDeployment(deployment, baseUrl, procs, routeList) {
       log(`  ${run.name}: ${fmt(run.rps, 0)} req/s, p50 ${fmt(run.p50_ms, 2)} ms, p99 ${fmt(run.p99_ms, 2)} ms, errors ${run.errors}, rss ${fmt(run.rss_mb, 0)} MB, CPU ${Object.entries(processes).map(([k, p]) => `${k} ${fmt(p.cpu_ms_per_req, 3)}`).join(" + ")} ms/req`);
     }
   }
+}
+
+/** Issue 39's targets for the sites service on the embedded database. */
+const SITES_TARGETS = { signed_inspection_p50_ms: 5, list_200_sites_p50_ms: 50, rss_added_mb: 30 };
+
+/** The sites figures, from the command (node flags and script) of package.json's bench:sites. */
+function sitesFigures() {
+  const script = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts["bench:sites"];
+  const [node, ...words] = script.split("&&").at(-1).trim().split(/\s+/);
+  if (node !== "node") throw new Error(`bench:sites does not end in a node command: ${script}`);
+  const args = words.map((w, i) => (i === words.length - 1 ? path.join(ROOT, w) : w));
+  const out = JSON.parse(execFileSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] }).toString());
+  const sites = { signed_inspection_p50_ms: out.signedInspectionP50Ms, list_200_sites_p50_ms: out.list200SitesP50Ms, rss_added_mb: out.rssAddedMb, targets: SITES_TARGETS };
+  for (const [k, target] of Object.entries(SITES_TARGETS)) {
+    if (!Number.isFinite(sites[k])) throw new Error(`bench:sites gave no ${k}: ${JSON.stringify(out)}`);
+    if (sites[k] > target) notes.push(`sites: ${k} ${sites[k]} is over its target of ${target}`);
+  }
+  return sites;
+}
+
+function sitesLines(s) {
+  return [
+    "sites service, embedded (SQLite in a temp STATE_DIR, in process):",
+    `  creating a signed inspection (draft, then sign), p50: ${fmt(s.signed_inspection_p50_ms, 2)} ms (target < ${s.targets.signed_inspection_p50_ms} ms)`,
+    `  listing 200 sites with their last signed inspection, p50: ${fmt(s.list_200_sites_p50_ms, 2)} ms (target < ${s.targets.list_200_sites_p50_ms} ms)`,
+    `  RSS the sites service adds in use (200 sites, before its first call to after): ${fmt(s.rss_added_mb, 1)} MB (target at most ${s.targets.rss_added_mb} MB)`,
+  ].join("\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,6 +170,7 @@ async function suite() {
     if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`${f} is missing: run npm run build first`);
   }
   const t0 = Date.now();
+  let sites;
   const { stateDir, key, liveKey } = stateDirWithProKey();
   // --quick checks that everything answers, not how fast: batches of 10, whose backlog at 200
   // requests/s does not hold the smoke test for seconds as batches of 100 do (7.5 s embedded).
@@ -192,6 +223,11 @@ async function suite() {
         log(`  ${run.name}: ${fmt(run.rps, 0)} determinations/s, p50 ${fmt(run.p50_ms * 1000, 1)} us, p99 ${fmt(run.p99_ms * 1000, 1)} us`);
       }
     }
+    if (ONLY.has("sites")) {
+      log("sites service (embedded database)");
+      sites = sitesFigures();
+      log(sitesLines(sites));
+    }
   } finally {
     fs.rmSync(stateDir, { recursive: true, force: true });
   }
@@ -206,12 +242,13 @@ async function suite() {
     for (const k of ["rps", "p50_ms", "p97_5_ms", "p99_ms", "rss_mb", "cpu_ms_per_req", "ratio_to_ceiling"]) r[k] = round(r[k]);
     for (const p of Object.values(r.processes)) for (const k of Object.keys(p)) p[k] = round(p[k]);
   }
-  const results = { machine: { ...machine(), wall_s: Math.round((Date.now() - t0) / 100) / 10 }, runs };
+  const results = { machine: { ...machine(), wall_s: Math.round((Date.now() - t0) / 100) / 10 }, runs, ...(sites && { sites }) };
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
   fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
   const m = results.machine;
   console.log(`\n${m.cpus} x ${m.cpu_model}, ${m.memory_gb} GB, Node ${m.node}, ${m.os}; ${DURATION_S} s per run, ${SATURATION_CONNECTIONS} connections at saturation, ${RATE} req/s ${m.rate_tool} at rate-200\n`);
   console.log(table(runs));
+  if (sites) console.log(`\n${sitesLines(sites)}`);
   for (const n of notes) console.log(`note: ${n}`);
   console.log(`\nwrote ${path.relative(process.cwd(), RESULTS) || RESULTS} in ${m.wall_s} s`);
   if (runs.some((r) => r.errors > 0)) {

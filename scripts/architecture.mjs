@@ -27,7 +27,7 @@ production sources; \`test/architecture.test.ts\` fails when it is stale. Do not
 arrows obey are in \`.dependency-cruiser.cjs\` (checked in \`npm test\`): every arrow into a package
 lands on its front door (\`src/index.ts\`); no cycles; engines import no I/O module and nothing of
 their service outside the engine; the layers are rules <- runtime <- rpc, and runtime <- state
-(Redis and LMDB are opened there only).
+(Redis, LMDB and the SQL databases are opened there only).
 
 \`\`\`mermaid
 ${mermaid.trim()}

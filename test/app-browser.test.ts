@@ -1,7 +1,7 @@
 // The app in Debian's chromium (headless, through puppeteer-core), at a phone's width (390 px)
 // and a desktop's (1280 px): sign in, add a site, make and download the plan, record and sign an
-// inspection, try to change the signed one (refused), amend it, close the corrective action and
-// export. Every page is checked with axe-core (no serious or critical violation) and kept as a
+// inspection, try to change the signed one (refused), amend it, close the corrective action,
+// export, and register a webhook endpoint. Every page is checked with axe-core (no serious or critical violation) and kept as a
 // screenshot under test-output/app/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import axeCore from "axe-core";
@@ -167,6 +167,14 @@ describe("the app in chromium", () => {
         }
         await page.goto(`${base}/app`);
         await check(page, width, "10-dashboard");
+
+        // Webhooks: an endpoint at a public address (nothing is sent until an event happens).
+        await submit(page, "a[href='/app/settings/webhooks']");
+        await page.type("#url", "https://93.184.215.14/hooks/permits");
+        await page.click("form[action='/app/settings/webhooks'] input[name='event_inspection.overdue']");
+        await submit(page, "form[action='/app/settings/webhooks'] button[type='submit']");
+        expect(await page.$eval(".notice code", (c) => c.textContent)).toMatch(/^whsec_/);
+        await check(page, width, "11-webhooks");
       } finally {
         await context.close();
       }

@@ -1,5 +1,5 @@
 // The benchmark harness on a tiny budget: every deployment comes up, answers every request of the
-// mix with 2xx, and bench/run.mjs writes a well-formed results file. Timing targets are checked by
+// mix with 2xx, the sites service's figures are taken, and bench/run.mjs writes a well-formed results file. Timing targets are checked by
 // `npm run bench`, never here.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -33,7 +33,7 @@ interface Run {
 describe("bench/run.mjs --quick", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "permits-bench-smoke-"));
   const file = path.join(dir, "results.json");
-  let results: { machine: Record<string, unknown>; runs: Run[] };
+  let results: { machine: Record<string, unknown>; runs: Run[]; sites: Record<string, number> & { targets: Record<string, number> } };
   let stdout = "";
 
   beforeAll(async () => {
@@ -113,6 +113,18 @@ describe("bench/run.mjs --quick", () => {
       expect(r.processes[r.deployment === "ceiling" ? "ceiling" : "gateway"].cpu_ms_per_req, r.name).toBeGreaterThan(0);
     }
     expect(stdout).toContain("CPU ms/req");
+  });
+
+  it("measures the sites service on its embedded database and prints its figures under the table, with issue 39's targets", () => {
+    expect(results.sites.targets).toEqual({ signed_inspection_p50_ms: 5, list_200_sites_p50_ms: 50, rss_added_mb: 30 });
+    for (const k of ["signed_inspection_p50_ms", "list_200_sites_p50_ms"]) expect(results.sites[k], k).toBeGreaterThan(0);
+    expect(Number.isFinite(results.sites.rss_added_mb)).toBe(true);
+    const table = stdout.indexOf("| deployment");
+    const figures = stdout.indexOf("sites service, embedded (SQLite in a temp STATE_DIR, in process):");
+    expect(table).toBeGreaterThanOrEqual(0);
+    expect(figures).toBeGreaterThan(table);
+    expect(stdout.slice(figures)).toContain(`creating a signed inspection (draft, then sign), p50: ${results.sites.signed_inspection_p50_ms.toFixed(2)} ms (target < 5 ms)`);
+    expect(stdout.slice(figures)).toContain(`listing 200 sites with their last signed inspection, p50: ${results.sites.list_200_sites_p50_ms.toFixed(2)} ms (target < 50 ms)`);
   });
 
   it("answers every request with 2xx", () => {

@@ -369,7 +369,7 @@ kubectl("the other files agree on what the manifests are checked against", () =>
     expect(exposed.sort()).toEqual(Object.values(x.ports).sort());
     expect(x.dockerfile).toMatch(/^USER node$/m);
     expect([x.runAsUser, x.serviceGraceS, x.gatewayGraceS]).toEqual([1000, 10, 30]);
-    expect([...x.secretKeys].sort()).toEqual(["database-url", "gateway-token", "internal-tokens", "legacy-key-secret", "redis-url"]);
+    expect([...x.secretKeys].sort()).toEqual(["database-url", "gateway-token", "internal-tokens", "legacy-key-secret", "redis-url", "webhook-secret-key"]);
     expect(x.minMemoryMiB).toBeGreaterThan(700); // the distributed peak is ~775 MB
     expect(read("gateway/src/app.ts")).toMatch(/app\.get\("\/healthz"[\s\S]*app\.get\("\/readyz"/);
   });

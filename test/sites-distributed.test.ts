@@ -7,33 +7,17 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Client, Code, ConnectError, createClient } from "@connectrpc/connect";
+import { type Client, Code, createClient } from "@connectrpc/connect";
 import { BadRequestSchema } from "@permits/proto/common/v1/common";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import { createH2Transport, MAX_REQUEST_BYTES, sendToken, withInterceptors } from "@permits/rpc";
-import { type DbKind, postgresKind } from "@permits/sites/testing";
+import { ACTOR, type DbKind, failure, postgresKind, report, siteDetails } from "@permits/sites/testing";
 import { SERVICES } from "@permits/gateway/services";
 import { ensureBuilt, freePort, type Proc, startProcess, TEST_INTERNAL_TOKENS, TEST_TOKENS, waitFor } from "./support/processes.js";
 
 const MB = 1024 * 1024;
 const ACCOUNT = "acct_distributed";
-const ACTOR = "key_live_1 (Dana Reyes)";
 const scoped = { accountId: ACCOUNT, actor: ACTOR };
-const DETAILS = {
-  name: "Maple Street townhomes",
-  input: { state: "WA", activity: "construction", disturbedAcres: 4.5, maxDisturbedAcresAtOneTime: 2, startDate: "2026-03-01", endDate: "2027-06-30", dischargesToImpairedWater: false },
-  location: { address: "1200 Maple St, Everett, WA 98201", latitude: 47.979, longitude: -122.202 },
-  operator: { name: "Dana Reyes", role: "operator", company: "Reyes Builders", email: "dana@reyes.example", phone: "425-555-0100" },
-};
-const REPORT = {
-  inspectedOn: "2026-11-20",
-  startTime: "08:30",
-  endTime: "09:15",
-  inspector: { name: "Sam Ito", role: "qualified inspector", company: "Reyes Builders" },
-  phase: "grading",
-  weather: "clear, 50 F",
-  summary: "Controls in place.",
-};
 /** A JPEG (by its first bytes) of exactly `size` bytes. */
 const jpeg = (size: number) => {
   const b = new Uint8Array(size);
@@ -69,15 +53,6 @@ async function startSites(env: Record<string, string>): Promise<Standalone> {
   return { client, proc, close };
 }
 
-async function failure(p: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await p;
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error("the call succeeded");
-}
-
 describe("the request limit is the service's own", () => {
   it("is 48 MB for sites (a plan version's two 20 MB documents), the shared 8 MB for every other service", () => {
     expect(SERVICES.find((s) => s.name === "sites")?.maxRequestBytes).toBe(48 * MB);
@@ -99,8 +74,8 @@ describe("the sites service on SQLite (a temp STATE_DIR), over HTTP/2", () => {
   });
 
   it("takes a 10 MB photo, answers an 11 MB one with its own field error, and refuses past its 48 MB limit", async () => {
-    const site = (await s.client.createSite({ ...scoped, details: DETAILS })).site!;
-    const draft = (await s.client.createInspectionDraft({ ...scoped, siteId: site.id, report: REPORT })).inspection!;
+    const site = (await s.client.createSite({ ...scoped, details: siteDetails() })).site!;
+    const draft = (await s.client.createInspectionDraft({ ...scoped, siteId: site.id, report: report() })).inspection!;
     const photo = { ...scoped, siteId: site.id, inspectionId: draft.id };
 
     const added = await s.client.addInspectionPhoto({ ...photo, content: jpeg(10 * MB), caption: "north silt fence" });
@@ -138,7 +113,7 @@ describe.skipIf(!pgUp)("the sites service on PostgreSQL (DATABASE_URL, a databas
   });
 
   it("creates a site, reads it back, lists it, and keeps other accounts out", async () => {
-    const created = (await s.client.createSite({ ...scoped, details: DETAILS })).site!;
+    const created = (await s.client.createSite({ ...scoped, details: siteDetails() })).site!;
     expect(created.id).toMatch(/\S/);
     const got = (await s.client.getSite({ ...scoped, siteId: created.id })).site!;
     expect([got.details?.name, got.details?.input?.state, got.details?.location?.address, got.closedOn]).toEqual(["Maple Street townhomes", "WA", "1200 Maple St, Everett, WA 98201", undefined]);

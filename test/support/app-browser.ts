@@ -1,6 +1,57 @@
-// A signed-in visitor of /app for inject() tests: a cookie jar, the CSRF token of the last page,
-// and urlencoded and multipart posts as a browser sends them.
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+// A signed-in visitor of /app: a cookie jar, the CSRF token of the last page, and urlencoded and
+// multipart posts as a browser sends them; to the app in this process (inject()) or, through
+// `overHttp`, to a gateway process over real HTTP.
+import type { LightMyRequestResponse } from "fastify";
+
+/** One request as the visitor sends it. */
+interface AppRequest {
+  method: "GET" | "POST";
+  url: string;
+  payload?: string | Buffer;
+  headers: Record<string, string>;
+  remoteAddress: string;
+}
+
+/** Where the visitor's requests go: a FastifyInstance (inject()), or `overHttp(baseUrl)`. */
+export interface AppTarget {
+  inject(req: AppRequest): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * A gateway process at `baseUrl`, answering as inject() does (status, headers, body, the cookies
+ * set). Every request comes from the loopback address, whatever the visitor's own.
+ */
+export function overHttp(baseUrl: string): AppTarget {
+  return {
+    async inject({ method, url, payload, headers }) {
+      const res = await fetch(new URL(url, baseUrl), { method, body: payload, headers, redirect: "manual" });
+      const rawPayload = Buffer.from(await res.arrayBuffer());
+      const body = rawPayload.toString("utf8");
+      const answer = {
+        statusCode: res.status,
+        headers: Object.fromEntries(res.headers),
+        rawPayload,
+        body,
+        cookies: res.headers.getSetCookie().map(parseSetCookie),
+        json: () => JSON.parse(body),
+      };
+      return answer as unknown as LightMyRequestResponse;
+    },
+  };
+}
+
+/** The parts of a Set-Cookie header the visitor's jar reads. */
+function parseSetCookie(line: string): { name: string; value: string; maxAge?: number; expires?: Date } {
+  const [pair, ...attributes] = line.split(";").map((p) => p.trim());
+  const eq = pair.indexOf("=");
+  const cookie: { name: string; value: string; maxAge?: number; expires?: Date } = { name: pair.slice(0, eq), value: pair.slice(eq + 1) };
+  for (const a of attributes) {
+    const [k, v = ""] = a.split("=");
+    if (k.toLowerCase() === "max-age") cookie.maxAge = Number(v);
+    if (k.toLowerCase() === "expires") cookie.expires = new Date(a.slice(a.indexOf("=") + 1));
+  }
+  return cookie;
+}
 
 let nextAddress = 1;
 
@@ -10,7 +61,7 @@ export class AppVisitor {
   /** Each visitor has its own address, so sign-in limits per address do not mix. */
   readonly address = `198.51.100.${nextAddress++}`;
 
-  constructor(private readonly app: FastifyInstance) {}
+  constructor(private readonly app: AppTarget) {}
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
     for (const c of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {

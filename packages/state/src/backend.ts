@@ -1,6 +1,7 @@
 // The choice every stateful service makes the same way: Redis when REDIS_URL is set (state shared
 // by every replica), else LMDB files under STATE_DIR (the embedded deployment). One function reads
-// the variables, so the services cannot disagree on what they mean.
+// the variables, so the services cannot disagree on what they mean (sql.ts reads the SQL
+// database's the same way, with the same STATE_DIR).
 import path from "node:path";
 import { makeExactValidator, makeValidator } from "envalid";
 import { readBreakerOptions, readEnv, timeoutMillis, type BreakerOptions } from "@permits/runtime";
@@ -25,7 +26,8 @@ const redisUrl = makeExactValidator<string>((input) => {
   return text;
 });
 
-const directory = makeValidator<string>((input) => {
+/** STATE_DIR's validator: a path, trimmed. */
+export const stateDirPath = makeValidator<string>((input) => {
   if (input.includes("\0")) throw new Error("is not a valid path");
   return input.trim();
 });
@@ -35,7 +37,7 @@ export function readStateBackend(env: NodeJS.ProcessEnv): StateBackend {
   const v = readEnv(
     {
       REDIS_URL: redisUrl({ default: undefined, desc: "redis:// or rediss:// URL of the shared state; unset: LMDB in STATE_DIR." }),
-      STATE_DIR: directory({ default: DEFAULT_STATE_DIR, desc: "Where the embedded state lives (when REDIS_URL is unset)." }),
+      STATE_DIR: stateDirPath({ default: DEFAULT_STATE_DIR, desc: "Where the embedded state lives (when REDIS_URL is unset)." }),
       REDIS_TIMEOUT_MS: timeoutMillis({ default: DEFAULT_REDIS_TIMEOUT_MS, desc: "Longest wait for one Redis command." }),
     },
     env,

@@ -1,8 +1,9 @@
-import path from "node:path";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { type BuildContext, type BuiltService, ConfigError, optionalUrl, positiveInt, readEnv, str } from "@permits/runtime";
+import { type BuildContext, type BuiltService, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
+import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
+import { type RunningWebhooks, WEBHOOK_ENV } from "./webhooks/env.js";
 
 export interface BuildOptions {
   /** Open the database (and run its migrations) before answering; else on the first call. */
@@ -17,21 +18,20 @@ type Impl = ServiceImpl<typeof SitesService>;
  * (main.ts) it opens at start, so a bad database stops the process there.
  */
 export async function build(ctx: BuildContext, options: BuildOptions = {}): Promise<BuiltService<typeof SitesService>> {
+  const where = readSqlBackend(ctx.env);
   const env = readEnv({
-    DATABASE_URL: optionalUrl({ default: undefined, desc: "PostgreSQL for the sites service (postgres://user:password@host:5432/db); unset: the embedded SQLite file." }),
-    STATE_DIR: str({ default: "./.state", desc: "Where the embedded sites database (sites.sqlite) lives when DATABASE_URL is unset." }),
-    DATABASE_POOL_SIZE: positiveInt({ default: 10, desc: "Most connections the sites service opens to PostgreSQL." }),
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
+    ...WEBHOOK_ENV,
   }, ctx.env);
-  if (env.DATABASE_URL && !/^postgres(ql)?:$/.test(new URL(env.DATABASE_URL).protocol)) {
-    throw new ConfigError("invalid configuration: DATABASE_URL: must be a postgres:// or postgresql:// URL");
-  }
-  let loading: Promise<{ database: SitesDatabase; impl: Impl }> | undefined;
+  let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl }> | undefined;
   const load = () =>
     (loading ??= (async () => {
-      const [{ openSitesDatabase }, { createSitesService }] = await Promise.all([import("./db/open.js"), import("./service.js")]);
-      const database = await openSitesDatabase({ databaseUrl: env.DATABASE_URL, stateDir: path.resolve(env.STATE_DIR), poolSize: env.DATABASE_POOL_SIZE, synchronous: env.SITES_SQLITE_SYNC as "normal" | "full" });
-      return { database, impl: createSitesService({ db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger }) };
+      const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js")]);
+      const database = await openSitesDatabase({ ...where, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
+      const base = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
+      // The delivery worker starts with the database: at start standalone, at the first call embedded.
+      const webhooks = startWebhooks(base, { ...env, DATABASE_URL: where.databaseUrl, STATE_DIR: where.stateDir });
+      return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
       loading = undefined;
@@ -46,7 +46,9 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     service: SitesService,
     impl,
     close: async () => {
-      if (loading) await (await loading.catch(() => undefined))?.database.close();
+      const loaded = await loading?.catch(() => undefined);
+      await loaded?.webhooks?.worker.stop();
+      await loaded?.database.close();
     },
   };
 }

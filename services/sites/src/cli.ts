@@ -4,32 +4,21 @@
 //   verify <zip>      checks an export's manifest hashes and audit chain
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { backup } from "node:sqlite";
-import { ConfigError, optionalUrl, readEnv, str, systemClock } from "@permits/runtime";
+import { ConfigError, systemClock } from "@permits/runtime";
+import { backupSqlite, readSqlBackend } from "@permits/state/sql";
 import { SITES_DB_FILE } from "./db/file.js";
 import { openSitesDatabase } from "./db/open.js";
-import { openSqliteFile } from "./db/sqlite.js";
 import { verifyExport } from "./export.js";
 import { purgeExpired } from "./handlers/trail.js";
 
 const USAGE = "usage: npm run sites -- purge-expired | backup <file> | verify <export.zip>";
 
-/** Copies the live database page by page while others keep writing; the copy is one consistent state. */
-export async function backupSqlite(stateDir: string, target: string): Promise<number> {
-  const source = openSqliteFile(path.join(stateDir, SITES_DB_FILE));
-  try {
-    return await backup(source, target);
-  } finally {
-    source.close();
-  }
-}
-
 export async function runCli(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
-  const config = readEnv({ DATABASE_URL: optionalUrl({ default: undefined }), STATE_DIR: str({ default: "./.state" }) }, env);
-  const stateDir = path.resolve(config.STATE_DIR);
+  const where = readSqlBackend(env);
+  const { stateDir } = where;
   const [command, arg] = args;
   if (command === "purge-expired") {
-    const database = await openSitesDatabase({ databaseUrl: config.DATABASE_URL, stateDir });
+    const database = await openSitesDatabase(where);
     try {
       const asOf = new Date(systemClock.now()).toISOString().slice(0, 10);
       const purged = await purgeExpired({ db: database.db, kind: database.kind, clock: systemClock }, asOf);
@@ -40,8 +29,8 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv, out: (line:
     }
   }
   if (command === "backup" && arg) {
-    if (config.DATABASE_URL) throw new ConfigError("DATABASE_URL is set: back PostgreSQL up with pg_dump (see services/sites/README.md)");
-    const pages = await backupSqlite(stateDir, path.resolve(arg));
+    if (where.databaseUrl) throw new ConfigError("DATABASE_URL is set: back PostgreSQL up with pg_dump (see services/sites/README.md)");
+    const pages = await backupSqlite(path.join(stateDir, SITES_DB_FILE), path.resolve(arg));
     out(`backed up ${path.join(stateDir, SITES_DB_FILE)} to ${path.resolve(arg)} (${pages} pages)`);
     return 0;
   }

@@ -9,12 +9,15 @@ import type { Transaction } from "kysely";
 import { appendAudit, type AuditEntry } from "./audit.js";
 import type { DatabaseKind, SiteRow, SitesDb, SitesTables } from "./db/schema.js";
 import { Check, checkCaller, LIMITS } from "./validate.js";
+import type { WebhookSettings } from "./webhooks/settings.js";
 
 export interface SitesContext {
   db: SitesDb;
   kind: DatabaseKind;
   clock: Clock;
   logger?: Logger;
+  /** Absent: webhook endpoints cannot be registered (no key to seal their secrets with). */
+  webhooks?: WebhookSettings;
 }
 
 export interface SiteScoped {

@@ -3,7 +3,7 @@
 // a record of another account.
 import { expect, it } from "vitest";
 import { InspectionStatus } from "@permits/proto/sites/v1/sites";
-import { ACTOR, answer, Code, codeOf, eachDatabase, report, siteDetails } from "./test-support.js";
+import { ACTOR, answer, Code, codeOf, eachDatabase, report, siteDetails } from "./testing.js";
 
 const CERTIFICATION = "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision.";
 

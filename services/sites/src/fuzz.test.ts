@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { create, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { SitesService } from "@permits/proto/sites/v1/sites";
-import { ACCOUNT, ACTOR, Code, eachDatabase, JPEG, newSite, report } from "./test-support.js";
+import { ACCOUNT, ACTOR, Code, eachDatabase, JPEG, newSite, report } from "./testing.js";
 
 const RUNS = Number(process.env.FUZZ_SITES_RUNS ?? 25);
 const ANSWERED = new Set([Code.InvalidArgument, Code.NotFound, Code.FailedPrecondition]);

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { badRequestOf } from "@permits/rules";
 import { CorrectiveActionFilter, CorrectiveActionStatus, InspectionStatus } from "@permits/proto/sites/v1/sites";
 import { sha256Hex } from "./audit.js";
-import { ACCOUNT, ACTOR, AVIF, Code, codeOf, eachDatabase, failure, HEIC, JPEG, newSite, PNG, report, WEBP } from "./test-support.js";
+import { ACCOUNT, ACTOR, AVIF, Code, codeOf, eachDatabase, failure, HEIC, JPEG, newSite, PNG, report, WEBP } from "./testing.js";
 
 const CERTIFICATION = "I certify under penalty of law that this document and all attachments were prepared under my direction or supervision.";
 

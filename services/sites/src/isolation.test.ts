@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SitesService, PlanFormat } from "@permits/proto/sites/v1/sites";
 import { resourceNotFoundOf } from "@permits/rules";
-import { ACCOUNT, ACTOR, answer, Code, DOCX, eachDatabase, failure, JPEG, newSite, OTHER_ACCOUNT, PDF, report, siteDetails } from "./test-support.js";
+import { ACCOUNT, ACTOR, answer, Code, DOCX, eachDatabase, failure, JPEG, newSite, OTHER_ACCOUNT, PDF, report, siteDetails } from "./testing.js";
 
 interface Ids {
   planId: string;
@@ -44,11 +44,13 @@ const REQUESTS: Record<string, Call> = {
 };
 /** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), and the administrators' purge. */
 const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired"];
+/** The RPCs of an account's webhook endpoints, which name no site: their walls are tested in webhooks/webhooks.test.ts. */
+const WEBHOOK_ENDPOINTS = ["createWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint", "rotateWebhookSecret", "listWebhookAttempts", "sendTestWebhook"];
 /** The RPCs that name a record of a site besides the site itself. */
 const NAMING_RECORDS = ["getPlanDocument", "updateInspectionDraft", "signInspection", "amendInspection", "getInspection", "addInspectionPhoto", "getInspectionPhoto", "openCorrectiveAction", "addCorrectiveActionEvent", "completeCorrectiveAction"];
 
 it("the table covers every RPC of the service", () => {
-  expect([...Object.keys(REQUESTS), ...WITHOUT_SITE].sort()).toEqual(Object.values(SitesService.method).map((m) => m.localName).sort());
+  expect([...Object.keys(REQUESTS), ...WITHOUT_SITE, ...WEBHOOK_ENDPOINTS].sort()).toEqual(Object.values(SitesService.method).map((m) => m.localName).sort());
 });
 
 eachDatabase((h) => {

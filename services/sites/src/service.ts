@@ -8,9 +8,10 @@ import { inspectionHandlers } from "./handlers/inspections.js";
 import { planHandlers } from "./handlers/plans.js";
 import { siteHandlers } from "./handlers/sites.js";
 import { trailHandlers } from "./handlers/trail.js";
+import { webhookHandlers } from "./handlers/webhooks.js";
 
 export type { SitesContext };
 
 export function createSitesService(ctx: SitesContext): ServiceImpl<typeof SitesService> {
-  return { ...siteHandlers(ctx), ...dashboardHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx) };
+  return { ...siteHandlers(ctx), ...dashboardHandlers(ctx), ...planHandlers(ctx), ...inspectionHandlers(ctx), ...actionHandlers(ctx), ...trailHandlers(ctx), ...webhookHandlers(ctx) };
 }

@@ -3,7 +3,7 @@ import { expect, it } from "vitest";
 import { badRequestOf } from "@permits/rules";
 import { PlanFormat } from "@permits/proto/sites/v1/sites";
 import { sha256Hex } from "./audit.js";
-import { ACCOUNT, ACTOR, answer, Code, codeOf, DOCX, eachDatabase, failure, newSite, PDF, siteDetails } from "./test-support.js";
+import { ACCOUNT, ACTOR, answer, Code, codeOf, DOCX, eachDatabase, failure, newSite, PDF, siteDetails } from "./testing.js";
 
 eachDatabase((h) => {
   it("creates, reads, lists and updates a site, each change an audit event", async () => {

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { sha256Hex, verifyChain } from "./audit.js";
 import { verifyExport } from "./export.js";
-import { ACCOUNT, ACTOR, answer, Code, codeOf, DOCX, eachDatabase, failure, JPEG, newSite, NOW, PDF, report } from "./test-support.js";
+import { ACCOUNT, ACTOR, answer, Code, codeOf, DOCX, eachDatabase, failure, JPEG, newSite, NOW, PDF, report } from "./testing.js";
 
 eachDatabase((h) => {
   const scoped = (siteId: string) => ({ accountId: ACCOUNT, actor: ACTOR, siteId });

@@ -19,7 +19,7 @@ export function page(chrome: PageChrome, body: Html): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${chrome.title} - Stormwater permits</title>
 <link rel="stylesheet" href="/app/style.css"></head>
-<body><header><nav aria-label="Main"><a href="/" class="brand">Stormwater permits</a> <a href="/app">Your sites</a> ${signOut}</nav></header>
+<body><header><nav aria-label="Main"><a href="/" class="brand">Stormwater permits</a> <a href="/app">Your sites</a> ${chrome.signOutToken ? html`<a href="/app/settings/webhooks">Webhooks</a> ` : ""}${signOut}</nav></header>
 ${chrome.banner ? html`<p class="banner" role="status">${chrome.banner}</p>` : ""}
 <main>
 ${body}

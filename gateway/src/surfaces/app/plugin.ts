@@ -20,6 +20,7 @@ import { planRoutes } from "./plans.js";
 import { inspectionRoutes } from "./inspections.js";
 import { recordRoutes } from "./records.js";
 import { frequencyRoutes } from "./frequency.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -66,4 +67,5 @@ export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionSto
   inspectionRoutes(app, deps);
   recordRoutes(app, deps);
   frequencyRoutes(app, deps);
+  webhookRoutes(app, deps);
 };

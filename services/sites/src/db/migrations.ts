@@ -240,10 +240,71 @@ const events: Migration = {
   },
 };
 
+/**
+ * Webhooks (webhooks/): an account's endpoints (the signing secrets encrypted, never hashed: they
+ * must sign), one delivery per event and endpoint (the durable queue the worker claims from), and
+ * each attempt's outcome (the delivery log). Not retained records: no guards.
+ */
+const webhooks: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("webhook_endpoints")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("url", "text", (c) => c.notNull())
+      .addColumn("events_json", "text", (c) => c.notNull())
+      .addColumn("secret_sealed", "text", (c) => c.notNull())
+      .addColumn("previous_secret_sealed", "text")
+      .addColumn("previous_secret_until", "text")
+      .addColumn("failing_since", "text")
+      .addColumn("failing_reason", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("webhook_endpoints_by_account").on("webhook_endpoints").columns(["account_id", "created_at"]).execute();
+
+    await db.schema
+      .createTable("webhook_deliveries")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("endpoint_id", "text", (c) => c.notNull().references("webhook_endpoints.id"))
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("site_id", "text", (c) => c.notNull())
+      .addColumn("event_id", "text", (c) => c.notNull())
+      .addColumn("type", "text", (c) => c.notNull())
+      .addColumn("payload", "text", (c) => c.notNull())
+      .addColumn("state", "text", (c) => c.notNull().check(sql`state in ('pending', 'delivered', 'failed')`))
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("next_attempt_at", "text", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addUniqueConstraint("webhook_deliveries_event_endpoint", ["event_id", "endpoint_id"])
+      .execute();
+    await db.schema.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["state", "next_attempt_at"]).execute();
+    await db.schema.createIndex("webhook_deliveries_by_site").on("webhook_deliveries").column("site_id").execute();
+
+    await db.schema
+      .createTable("webhook_attempts")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("delivery_id", "text", (c) => c.notNull().references("webhook_deliveries.id"))
+      .addColumn("endpoint_id", "text", (c) => c.notNull())
+      .addColumn("attempt", "integer", (c) => c.notNull())
+      .addColumn("at", "text", (c) => c.notNull())
+      .addColumn("status_code", "integer", (c) => c.notNull())
+      .addColumn("error", "text", (c) => c.notNull())
+      .addColumn("response_excerpt", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("webhook_attempts_by_endpoint").on("webhook_attempts").columns(["endpoint_id", "at"]).execute();
+    await db.schema.createIndex("webhook_attempts_by_delivery").on("webhook_attempts").column("delivery_id").execute();
+  },
+};
+
+/** Every migration by name, in order (the record Kysely's Migrator applies). */
+export function migrations(kind: DatabaseKind): Record<string, Migration> {
+  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0006_webhooks": webhooks };
+}
+
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  const migrations: Record<string, Migration> = { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events };
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
+  const all = migrations(kind);
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(before any migration)";

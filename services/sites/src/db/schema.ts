@@ -2,6 +2,7 @@
 // databases (they compare as text and export byte for byte alike); flags are 0/1 integers, which
 // node:sqlite binds and PostgreSQL stores alike.
 import type { Kysely } from "kysely";
+import type { SqlKind } from "@permits/state/sql";
 
 export interface SiteRow {
   id: string;
@@ -136,6 +137,62 @@ export interface SiteEventRow {
   created_at: string;
 }
 
+/** An account's webhook endpoint (webhooks/). */
+export interface WebhookEndpointRow {
+  /** `whe_…` */
+  id: string;
+  account_id: string;
+  url: string;
+  /** The event types it receives, as a JSON array. */
+  events_json: string;
+  /** The signing secret, AES-256-GCM sealed (webhooks/secrets.ts). */
+  secret_sealed: string;
+  /** The secret before the last rotation, which also signs until previous_secret_until. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: string | null;
+  /** Set when a delivery gave up (3 days without success); cleared by the next success. */
+  failing_since: string | null;
+  /** Why, in plain words; empty when not failing. */
+  failing_reason: string;
+  created_at: string;
+}
+
+/** One event to one endpoint: the queue the delivery worker claims from. */
+export interface WebhookDeliveryRow {
+  /** `whd_…` */
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  /** The event's site; empty for an account-wide or test event (a site's purge removes its deliveries). */
+  site_id: string;
+  /** The event's id (`evt_…`): the webhook-id of every attempt. */
+  event_id: string;
+  type: string;
+  /** The JSON body, fixed when the delivery is queued so every attempt sends the same bytes. */
+  payload: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  /** When the worker may next try; a claimed delivery's is pushed past the attempt's timeout (its lease). */
+  next_attempt_at: string;
+  created_at: string;
+}
+
+/** One attempt's outcome: the delivery log. */
+export interface WebhookAttemptRow {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  /** 1, 2, ... per delivery. */
+  attempt: number;
+  at: string;
+  /** The HTTP status; 0 when no answer came. */
+  status_code: number;
+  /** Why it did not count as delivered, in plain words; empty on success. */
+  error: string;
+  /** The start of the response body, at most 1 KB. */
+  response_excerpt: string;
+}
+
 export interface SitesTables {
   sites: SiteRow;
   determinations: DeterminationRow;
@@ -147,6 +204,9 @@ export interface SitesTables {
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
+  webhook_endpoints: WebhookEndpointRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
 }
 
 export type SitesDb = Kysely<SitesTables>;
@@ -154,4 +214,4 @@ export type SitesDb = Kysely<SitesTables>;
 /** The tables a site's records live in, children first: the order a purge deletes in. */
 export const RECORD_TABLES = ["audit_events", "photos", "corrective_action_events", "corrective_actions", "rain_events", "inspections", "plan_versions", "determinations"] as const;
 
-export type DatabaseKind = "sqlite" | "postgres";
+export type DatabaseKind = SqlKind;

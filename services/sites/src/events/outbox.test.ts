@@ -1,6 +1,6 @@
 // The outbox records one event per condition, inside the caller's transaction, on both databases.
 import { expect, it } from "vitest";
-import { ACCOUNT, eachDatabase, newSite, NOW } from "../test-support.js";
+import { ACCOUNT, eachDatabase, newSite, NOW } from "../testing.js";
 import { recordEvent } from "./outbox.js";
 
 eachDatabase((h) => {

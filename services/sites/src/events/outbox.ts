@@ -6,6 +6,7 @@ import type { Transaction } from "kysely";
 import { canonicalJson } from "../audit.js";
 import { newId } from "../context.js";
 import type { SitesTables } from "../db/schema.js";
+import { queueDeliveries, subscribers } from "../webhooks/queue.js";
 
 /** The events an account can subscribe an endpoint to (issue 42's names, contract). */
 export const EVENT_TYPES = ["site.rules_changed", "site.permit_expiring", "inspection.overdue", "corrective_action.overdue"] as const;
@@ -25,7 +26,8 @@ export interface NewEvent {
 }
 
 /**
- * Records the event inside `trx` unless one with the same dedup key exists.
+ * Records the event inside `trx` unless one with the same dedup key exists, and queues its
+ * delivery to each of the account's webhook endpoints subscribed to its type, in the same transaction.
  * Returns the new event's id (the `webhook-id` every delivery of it carries), or undefined when the
  * condition was already recorded.
  */
@@ -36,5 +38,7 @@ export async function recordEvent(trx: Transaction<SitesTables>, event: NewEvent
     .values({ id, account_id: event.accountId, site_id: event.siteId, type: event.type, dedup_key: event.dedupKey, data_json: canonicalJson(event.data), created_at: event.at })
     .onConflict((oc) => oc.column("dedup_key").doNothing())
     .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0 ? id : undefined;
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined;
+  await queueDeliveries(trx, { id, accountId: event.accountId, siteId: event.siteId, type: event.type, data: event.data, at: event.at }, await subscribers(trx, event.accountId, event.type));
+  return id;
 }

@@ -5,6 +5,7 @@ import { sha256Hex, verifyChain } from "../audit.js";
 import { checkScoped, guard, readSite, type SitesContext, today } from "../context.js";
 import { RECORD_TABLES } from "../db/schema.js";
 import { exportFiles, zipFiles } from "../export.js";
+import { deleteSiteDeliveries } from "../webhooks/queue.js";
 import { Check, LIMITS } from "../validate.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "listAuditEvents" | "exportSite" | "purgeExpired">;
@@ -20,6 +21,7 @@ export async function purgeExpired(ctx: SitesContext, asOf: string): Promise<str
   for (const { id } of due) {
     await ctx.db.transaction().execute(async (trx) => {
       for (const table of RECORD_TABLES) await trx.deleteFrom(table).where("site_id", "=", id).execute();
+      await deleteSiteDeliveries(trx, id);
       await trx.deleteFrom("site_events").where("site_id", "=", id).execute();
       await trx.deleteFrom("sites").where("id", "=", id).execute();
     });

@@ -6,6 +6,7 @@
 // SQLite's DDL is transactional, which Kysely's adapter does not claim; claiming it makes the
 // Migrator run the migrations in one such transaction, so processes opening a new file at once
 // apply each migration once (Kysely's SQLite migration lock assumes a single process).
+// Reached through ./sql.ts (the @permits/state/sql front door), never from the package's index.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { CompiledQuery, type DatabaseConnection, type DialectAdapter, type Driver, SqliteAdapter, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
 
