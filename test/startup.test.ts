@@ -1,5 +1,5 @@
 // Configuration is validated at start: a bad value stops the process with a message naming it.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import net from "node:net";
@@ -11,19 +11,11 @@ import { ensureBuilt, freePort, ROOT } from "./support/processes.js";
 
 beforeAll(() => ensureBuilt(), 120_000);
 
-/** Runs a role to its exit: its exit code and what it wrote to stderr. */
-function run(script: string, env: Record<string, string>): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
-    child.once("close", (status) => resolve({ status, stderr }));
-  });
+function run(script: string, env: Record<string, string>) {
+  return spawnSync(process.execPath, [path.join(ROOT, script)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 10_000 });
 }
 
-// Concurrent: each case is a process that loads its role and exits, mostly waiting on the disk
-// and the scheduler; one after another they took about 12 s of this file's 22 (2026-11-28).
-describe.concurrent("invalid configuration", () => {
+describe("invalid configuration", () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     ["gateway/dist/main.js", { PORT: "eighty" }, /PORT/],
     ["gateway/dist/main.js", { BODY_LIMIT_BYTES: "-5" }, /BODY_LIMIT_BYTES/],
@@ -53,8 +45,8 @@ describe.concurrent("invalid configuration", () => {
     ["services/nwp/dist/main.js", { PORT: "17999", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "thrift" }, /OTEL_EXPORTER_OTLP_PROTOCOL: unknown protocol "thrift"/],
   ];
   for (const [script, env, name] of cases) {
-    it(`${script.split("/")[1]} exits 1 naming ${name.source}`, async ({ expect }) => {
-      const res = await run(script, env);
+    it(`${script.split("/")[1]} exits 1 naming ${name.source}`, () => {
+      const res = run(script, env);
       expect(res.status).toBe(1);
       expect(res.stderr).toMatch(name);
       expect(res.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
