@@ -1,10 +1,12 @@
 // The boundaries between the workspace packages (npm run check:boundaries, part of npm test).
 // A package is packages/<name>, services/<name> or gateway; its front door is src/index.ts, and
 // src/testing.ts for test support (package.json "exports" lists only these); a service's manifest
-// is src/manifest.ts, the gateway's list of them src/services.ts, and @permits/state's SQL
-// database src/sql.ts (apart, so that importing @permits/state loads no SQL driver).
+// is src/manifest.ts, the gateway's list of them src/services.ts, @permits/state's SQL
+// database src/sql.ts (apart, so that importing @permits/state loads no SQL driver), and
+// @permits/swppp's ./deadlines (src/deadlines.ts: the schedule and deadline warnings without the
+// plan document's libraries, which the sites service's sweep would otherwise load).
 const PKG = "^(packages/[^/]+|services/[^/]+|gateway)/";
-const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|packages/state/src/sql|gateway/src/services)\\.ts$";
+const FRONT_DOOR = "^((packages/[^/]+|services/[^/]+|gateway)/src/(index|testing)|services/[^/]+/src/manifest|packages/state/src/sql|packages/swppp/src/deadlines|gateway/src/services)\\.ts$";
 const MANIFEST = "^services/[^/]+/src/manifest\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */

@@ -114,6 +114,7 @@ describe("the app in chromium", () => {
         await page.type("#finding_1_location", "North silt fence");
         await page.type("#finding_1_description", "Fence down over 20 feet");
         await page.click("input[name='finding_1_corrective']");
+        await page.select("#finding_1_due_rule", "corrective.minor");
         await (await page.$("#photos"))!.uploadFile(PHOTO);
         await check(page, width, "05-new-inspection");
         await submit(page, `form[action='${siteUrl}/inspections'] button[type='submit']`);
@@ -150,11 +151,15 @@ describe("the app in chromium", () => {
         await page.goto(`${base}${reportUrl}`);
         await page.type("#reason", "The weather was recorded wrong");
         await page.$eval("#weather", (i) => ((i as HTMLInputElement).value = "Light rain, 48 F"));
+        await (await page.$("#photos"))!.uploadFile(PHOTO);
         await submit(page, `form[action='${reportUrl}/amendments'] button`);
         expect(await page.content()).toContain("Reason: The weather was recorded wrong");
+        expect(await page.$$eval("main li a[href*='/photos/'] + .muted", (els) => els.map((e) => e.textContent))).toEqual(["added in version 1", "added in version 2"]);
         await check(page, width, "08-amended");
 
         await page.goto(`${base}${siteUrl}`);
+        // The deadline chosen for the finding (the next business day), with its citation.
+        expect(await page.$eval("li[id^='corrective-'] .muted", (e) => e.textContent)).toBe("(from the permit: Routine maintenance, CGP Part 2.1.4.b (EPA routine maintenance / corrective action guidelines), Unverified)");
         await page.click("li[id^='corrective-'] details summary");
         await page.type("textarea[name='note']", "Fence reset and staked");
         await submit(page, "form[action*='/corrective-actions/'] button");

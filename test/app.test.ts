@@ -8,7 +8,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 import { AppVisitor, PNG } from "./support/app-browser.js";
-import { wordProblems } from "./support/answer-words.js";
+import { appPageText, wordProblems } from "./support/answer-words.js";
 
 const EVIL = "<script>alert(1)</script>";
 const SITE = { state: "MA", activity: "construction", acres: "3", address: "12 Mill Road, Lowell", operator_name: "Acme Earthworks" };
@@ -85,7 +85,7 @@ describe("GET / and signing in", () => {
     expect(cookie).toMatch(/Path=\/app/);
     expect(cookie).not.toMatch(/Secure/); // plain HTTP here; behind TLS it is Secure (next test)
     const before = v.cookies.get("app_session")!;
-    expect((await v.get("/app")).body).toContain("Your sites");
+    expect((await v.get("/app")).body).toContain("<h1>Your sites</h1>");
     await v.signIn(proKey);
     const after = v.cookies.get("app_session")!;
     expect(after).not.toBe(before);
@@ -143,7 +143,7 @@ describe("GET / and signing in", () => {
     expect((await v.get("/app")).body).toContain("Sign in to your sites");
     const idle = await signedIn();
     clock.advance(11 * 3600_000);
-    expect((await idle.get("/app")).body).toContain("Your sites");
+    expect((await idle.get("/app")).body).toContain("<h1>Your sites</h1>");
     clock.advance(12 * 3600_000 + 60_000);
     expect((await idle.get("/app")).body).toContain("Sign in to your sites");
     clock.set(Date.UTC(2026, 10, 28, 12));
@@ -237,8 +237,8 @@ describe("inspections, corrective actions and exports", () => {
     const report = created.headers.location as string;
     const draft = await v.get(report);
     expect(draft.body).toContain("draft, not signed yet");
-    expect(draft.body).toContain("1 photo(s) kept with this report.");
-    expect(draft.body).toContain("Inspector&#39;s qualification: CPESC");
+    expect(draft.body).toMatch(/<h2>Photos \(1\)<\/h2><ul><li><a href="\/app\/sites\/[\w-]+\/photos\/[\w-]+">fence.png<\/a> <span class="muted">added in version 1<\/span>/);
+    expect(draft.body).toContain('<tr><th scope="row">Inspector&#39;s qualification</th><td>CPESC</td></tr>');
     // The corrective action opened from the finding, due on the permit's deadline.
     const site = await v.get(at);
     expect(site.body).toContain("north silt fence: fence down over 20 ft");
@@ -268,9 +268,9 @@ describe("inspections, corrective actions and exports", () => {
     const csv = await v.get(`${at}/records.csv`);
     expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
     const lines = csv.body.split("\r\n");
-    expect(lines[0]).toBe("record,id,version,status,inspected_on,start_time,end_time,inspector,inspector_title,storm_triggered,rainfall_inches,rainfall_source,weather,phase,unsafe_areas,findings,summary,amendment_reason,signed_by,signed_at,report_sha256");
+    expect(lines[0]).toBe("record,id,version,status,inspected_on,start_time,end_time,inspector,inspector_title,inspector_qualification,type,storm_triggered,rainfall_inches,rainfall_source,weather,phase,areas_inspected,controls_needing_repair,stabilization,discharges_seen,unsafe_areas,findings,summary,photos,amendment_reason,signed_by,signed_at,report_sha256");
     expect(lines.filter((l) => l.startsWith("inspection,"))).toHaveLength(2);
-    expect(csv.body).toMatch(/corrective_action,[^,]+,[^,]+,f1,north silt fence: fence down over 20 ft,2026-11-27,2026-11-28,completed,2026-11-28,2026-11-28: fence reset and staked/);
+    expect(csv.body).toMatch(/corrective_action,[^,]+,[^,]+,f1,north silt fence: fence down over 20 ft,2026-11-27,2026-11-28,permit rule,Corrective action record,2022 CGP Part 5.4 \(number from earlier CGPs\),Unverified,completed,2026-11-28,2026-11-28: fence reset and staked/);
     const pdf = await pdfText((await v.get(`${at}/records.pdf`)).rawPayload);
     expect(pdf).toContain("Inspection of 2026-11-27, version 1 (signed by Dana Ortiz on 2026-11-28)");
     expect(pdf).toContain("fence reset and staked");
@@ -288,8 +288,8 @@ describe("inspections, corrective actions and exports", () => {
     expect(notImage.statusCode).toBe(400);
     expect(notImage.body).toContain("&quot;notes.png&quot; is not a JPEG, PNG, WebP or HEIC photo, so nothing was saved.");
     const big = await v.postMultipart(`${at}/inspections`, fields, [{ field: "photos", filename: "huge.png", type: "image/png", bytes: Buffer.concat([PNG, Buffer.alloc(10 * 1024 * 1024)]) }]);
-    expect(big.statusCode).toBe(413);
-    expect(big.body).toContain("A photo is larger than 10 MB, so nothing was saved.");
+    expect(big.statusCode).toBe(400);
+    expect(big.body).toContain('<span class="field-error" id="photos-error">&quot;huge.png&quot; is larger than 10 MB, so nothing was saved.');
     expect((await v.get(at)).body).toContain("No inspections recorded yet.");
   }, 60_000);
 });
@@ -330,10 +330,6 @@ describe("how often a site is inspected", () => {
 });
 
 describe("the words of the app", () => {
-  /** What a person reads in the app's own words: no tags or styles, nor quotes (a permit's or the regulation's words); entities decoded. */
-  const pageText = (html: string) =>
-    html.replace(/<(script|style|blockquote|q)\b[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
-
   it("uses the words list of the answers on every page a person reads", async () => {
     const v = await signedIn();
     const at = await newSite(v, "Words");
@@ -343,7 +339,7 @@ describe("the words of the app", () => {
     for (const url of ["/", "/app", "/app/sites/new", at, `${at}/inspections/new`, report]) pages.push([url, (await v.get(url)).body]);
     pages.push(["not in the plan", (await new AppVisitor(t.app).signIn(testKey)).body]);
     pages.push(["read-only refusal", (await v.post(`${report}`, { inspected_on: "x" }, { csrf: false })).body]);
-    expect(pages.flatMap(([name, body]) => wordProblems(pageText(body)).map((p) => `${name}: ${p}`))).toEqual([]);
+    expect(pages.flatMap(([name, body]) => wordProblems(appPageText(body)).map((p) => `${name}: ${p}`))).toEqual([]);
   }, 60_000);
 });
 

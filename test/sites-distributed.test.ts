@@ -2,13 +2,16 @@
 // main.js`), called over the gateway's HTTP/2 transport with the gateway's token. Its requests
 // carry photos and plan documents, so its manifest raises the request limit for it alone: a 10 MB
 // photo reaches the service, an 11 MB one gets the service's own field error, not a transport
-// refusal. Then the same round trip on PostgreSQL (a database of its own, created and dropped).
+// refusal. Then the same round trip on PostgreSQL (a database of its own, created and dropped),
+// and the app's sign-in sessions there, as the Kubernetes deployment keeps them.
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Client, Code, createClient } from "@connectrpc/connect";
 import { BadRequestSchema } from "@permits/proto/common/v1/common";
+import { AppAccess, Plan } from "@permits/proto/entitlement/v1/entitlement";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import { createH2Transport, MAX_REQUEST_BYTES, sendToken, withInterceptors } from "@permits/rpc";
 import { ACTOR, type DbKind, failure, postgresKind, report, siteDetails } from "@permits/sites/testing";
@@ -122,6 +125,14 @@ describe.skipIf(!pgUp)("the sites service on PostgreSQL (DATABASE_URL, a databas
     expect(other.code).toBe(Code.NotFound);
     const trail = await s.client.listAuditEvents({ ...scoped, siteId: created.id });
     expect(trail.events.map((e) => e.action)).toEqual(["site.created"]);
+  }, 60_000);
+  it("keeps the app's sign-in sessions for the gateway, by digest, until signed out", async () => {
+    const idSha256 = createHash("sha256").update("a session id the gateway made").digest("hex");
+    const created = await s.client.createSession({ idSha256, accountId: ACCOUNT, keyId: "key_7f3a", plan: Plan.SCALE, access: AppAccess.WORKSPACE, idleLimitSeconds: 12 * 3600 });
+    expect(created.session).toMatchObject({ accountId: ACCOUNT, keyId: "key_7f3a", plan: Plan.SCALE, access: AppAccess.WORKSPACE, idleLimitSeconds: 12 * 3600 });
+    expect((await s.client.getSession({ idSha256 })).session?.createdAt).toBe(created.session!.createdAt);
+    expect((await s.client.endSession({ idSha256 })).ended).toBe(true);
+    expect((await s.client.getSession({ idSha256 })).session).toBeUndefined();
   }, 60_000);
 });
 if (!pgUp) it.skip("the PostgreSQL round trip (no PostgreSQL answers: see the run's opening lines)", () => {});

@@ -2,7 +2,6 @@
 // (gateway/src/http/), access control (gateway/src/access/) and the routes of every surface. It
 // holds no domain logic: it parses public JSON, calls the services and writes each surface's
 // envelope. Order matters where hooks run in order: draining before CORS, both before access.
-import path from "node:path";
 import fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps.js";
@@ -34,7 +33,7 @@ import { CheckoutCatalogue } from "./surfaces/checkout/catalogue.js";
 import { checkoutRoutes } from "./surfaces/checkout/routes.js";
 import { checkoutPlugin } from "./surfaces/checkout/plugin.js";
 import { appPlugin } from "./surfaces/app/plugin.js";
-import { lazySessionStore, lmdbSessionStore, redisSessionStore } from "./surfaces/app/session-store.js";
+import { startRulesChecks } from "./rules-check.js";
 
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   const metrics = given.metrics ?? new Registry();
@@ -89,11 +88,16 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   await app.register(routeTable, { routes: allRoutes.filter((r) => !checkout.includes(r)) });
   await app.register(checkoutPlugin, { routes: checkout });
   await app.register(mcpTransport, { deps, routes });
-  // The app (issue 40): its sessions in Redis when the gateway has one, else in STATE_DIR.
-  const sessions = lazySessionStore(() => (config.REDIS_URL ? redisSessionStore(config.REDIS_URL) : lmdbSessionStore(path.resolve(config.STATE_DIR))));
-  app.addHook("onClose", () => sessions.close());
-  await app.register(appPlugin, { deps, sessions });
+  // The app (issue 40): its sessions are kept by the sites service, as its records are.
+  await app.register(appPlugin, { deps });
   if (deps.engines) await app.register(internalRpc, { engines: deps.engines, readMaxBytes: config.BODY_LIMIT_BYTES, logger: deps.logger });
+
+  // Sites whose rules changed are marked once the gateway serves (not in inject()-only use).
+  let stopRulesChecks: (() => void) | undefined;
+  app.addHook("onListen", async () => {
+    stopRulesChecks ??= startRulesChecks(deps);
+  });
+  app.addHook("onClose", async () => stopRulesChecks?.());
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {

@@ -1,6 +1,5 @@
 import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercent, host, nonNegativeInt, optionalUrl, port, positiveInt, readEnv, str } from "@permits/runtime";
 import { DEFAULT_LIMITS } from "@permits/rpc";
-import { DEFAULT_STATE_DIR } from "@permits/state";
 import { makeValidator } from "envalid";
 import { parseTrustProxy, type TrustProxy } from "./http/client-address.js";
 import { GATEWAY, SERVICES, urlVariable, type UrlVariable } from "./services.js";
@@ -29,8 +28,6 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
       MAX_CONNECTIONS_PER_ADDRESS: nonNegativeInt({ default: 256, desc: "Open connections one client address may hold; 0 = no cap (behind a proxy)." }),
       ...serviceUrls,
       REDIS_URL: optionalUrl({ default: undefined }),
-      // The app's sign-in sessions (issue 40) live where the services' state does: Redis, else LMDB here.
-      STATE_DIR: str({ default: DEFAULT_STATE_DIR, desc: "Where the app's sessions live when REDIS_URL is unset (as the services' embedded state)." }),
       PUBLIC_URL: optionalUrl({ default: undefined, desc: "The gateway's public origin (https://api.example.com), for the URLs checkout hands to Stripe; the request's own origin when unset." }),
       SANDBOX_KEY: str({ default: "svc_sandbox_public", desc: "The public sandbox key, as the entitlement service is configured; shown on /docs, /pricing and GET /api/v1." }),
       HEAP_GROWING_PERCENT: heapGrowingPercent({ default: DEFAULT_HEAP_GROWING_PERCENT, desc: "Old-generation growth between full GCs, in percent; 0 = V8's own." }),

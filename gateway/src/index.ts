@@ -13,3 +13,4 @@ export { PROJECT_FIELDS, PROJECT_REQUIRED } from "./surfaces/nwp/project-input.j
 export { decidedItem, parseProject } from "./surfaces/nwp/routes.js";
 export { SITE_FIELDS } from "./surfaces/stormwater/site-input.js";
 export { wireServices, type Wiring, type WiringInterceptors } from "./wiring.js";
+export { checkRulesChanged } from "./rules-check.js";

@@ -35,7 +35,9 @@ export const APP_ENDPOINTS: (Endpoint & { surface: string })[] = [
   { method: "POST", path: "/app/sites/{id}/plans", surface: "app" },
   { method: "GET", path: "/app/sites/{id}/plans/{file}", surface: "app" },
   { method: "POST", path: "/app/sites/{id}/inspections", surface: "app" },
+  { method: "GET", path: "/app/sites/{id}/inspections/{n}", surface: "app" },
   { method: "POST", path: "/app/sites/{id}/inspections/{n}/sign", surface: "app" },
+  { method: "GET", path: "/app/sites/{id}/photos/{photo}", surface: "app" },
   { method: "POST", path: "/app/sites/{id}/inspections/{n}/amendments", surface: "app" },
   { method: "POST", path: "/app/sites/{id}/corrective-actions/{n}/complete", surface: "app" },
   { method: "GET", path: "/app/sites/{id}/records.csv", surface: "app" },
@@ -43,7 +45,7 @@ export const APP_ENDPOINTS: (Endpoint & { surface: string })[] = [
 
 const formBody = fc.oneof(
   fc.constantFrom("_csrf=x&api_key=svc_live_x", "api_key=", "name=%3Cscript%3E&state=TX&activity=construction&acres=5", "--x\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"a.png\"\r\n\r\nGIF89a\r\n--x--\r\n", "%", "a=%ZZ&b"),
-  fc.dictionary(fc.constantFrom("_csrf", "api_key", "name", "state", "acres", "inspected_on", "signed_by", "agree", "__proto__"), fc.string({ maxLength: 40 })).map((d) => new URLSearchParams(d).toString()),
+  fc.dictionary(fc.constantFrom("_csrf", "api_key", "name", "state", "acres", "inspected_on", "signed_by", "agree", "finding_1_corrective", "finding_1_due_rule", "finding_1_due_on", "__proto__"), fc.string({ maxLength: 40 })).map((d) => new URLSearchParams(d).toString()),
 );
 
 /** The valid request a pipelined one follows in the same packet. */

@@ -76,6 +76,11 @@ const AGREEMENT: [string, RegExp][] = [
 ];
 
 /** Every problem in one text: [kind, the match]. */
+/** What a person reads in the app's own words: no tags or styles, nor quotes (a permit's or the regulation's words); entities decoded. */
+export function appPageText(html: string): string {
+  return html.replace(/<(script|style|blockquote|q)\b[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
+}
+
 export function wordProblems(text: string): string[] {
   const out: string[] = [];
   for (const [kind, re] of [...INTERNAL, ...JARGON, ...AGREEMENT]) {

@@ -56,12 +56,19 @@ function parseSetCookie(line: string): { name: string; value: string; maxAge?: n
 let nextAddress = 1;
 
 export class AppVisitor {
-  readonly cookies = new Map<string, string>();
+  readonly cookies: Map<string, string>;
   token = "";
   /** Each visitor has its own address, so sign-in limits per address do not mix. */
-  readonly address = `198.51.100.${nextAddress++}`;
+  readonly address: string;
 
-  constructor(private readonly app: AppTarget) {}
+  /** `browser`: the same browser (its cookies, its address) reaching this gateway, as a load balancer may send it. */
+  constructor(
+    private readonly app: AppTarget,
+    browser?: AppVisitor,
+  ) {
+    this.cookies = browser?.cookies ?? new Map<string, string>();
+    this.address = browser?.address ?? `198.51.100.${nextAddress++}`;
+  }
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
     for (const c of res.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {

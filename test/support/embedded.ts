@@ -25,7 +25,8 @@ export async function startEmbedded(
   env: Record<string, string> = {},
   /** `checkOpenApi: false` where the caller checks each response itself (startTarget). */
   /** `tracing`: the gateway traces as `npm start` does with OTEL_* set, through this SDK. */
-  opts: { clock?: Clock; logStream?: NodeJS.WritableStream; interceptors?: WiringInterceptors; checkOpenApi?: boolean; tracing?: Tracing } = {},
+  /** `clients`: services this gateway reaches through another's clients, as replicas reach one service. */
+  opts: { clock?: Clock; logStream?: NodeJS.WritableStream; interceptors?: WiringInterceptors; checkOpenApi?: boolean; tracing?: Tracing; clients?: Partial<ServiceClients> } = {},
 ): Promise<Embedded> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "permits-state-"));
   const fullEnv = { ...process.env, LOG_LEVEL: "silent", REDIS_URL: "", STATE_DIR: stateDir, ...env } as NodeJS.ProcessEnv;
@@ -36,7 +37,8 @@ export async function startEmbedded(
   const { tracing } = opts;
   const interceptors = tracing ? { client: [tracing.client], service: [tracing.server], ...opts.interceptors } : opts.interceptors;
   const wiring = await wireServices(config, { env: fullEnv, logger, clock }, interceptors);
-  const app = await buildApp({ clients: wiring.clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines, tracing: tracing !== undefined });
+  const clients = { ...wiring.clients, ...opts.clients };
+  const app = await buildApp({ clients, config, logger, clock, ready: wiring.ready, engines: wiring.engines, tracing: tracing !== undefined });
   let check: OpenApiCheck | undefined;
   const outsideTheDocument: string[] = [];
   app.addHook("onSend", async (req, reply, payload) => {
@@ -51,7 +53,7 @@ export async function startEmbedded(
   return {
     app,
     env: fullEnv,
-    clients: wiring.clients,
+    clients,
     clock,
     close: async () => {
       await app.close();

@@ -1,6 +1,6 @@
 // The front door of @permits/swppp: the pure parts of the app's stormwater work. The inspection
 // schedule, corrective-action deadlines, and the plan document (SWPPP) as a model and as DOCX and
-// PDF bytes. Nothing here touches files, sockets or the clock: dates are inputs.
+// PDF bytes (a site's schedule and deadline warnings alone, without the document's libraries: ./deadlines). Nothing here touches files, sockets or the clock: dates are inputs.
 export { inspectionSchedule } from "./schedule.js";
 export type { InspectionRecord, InspectionType, ItemBasis, OperatorFrequency, RainEvent, ReportItem, Schedule, ScheduleInput, ScheduleItem, StormItem } from "./schedule.js";
 export { correctiveActionDeadlines } from "./corrective.js";

@@ -1,5 +1,6 @@
-// The service as a host builds it: nothing of the database loads before the first call, a bad
-// DATABASE_URL stops the start, and a database that cannot be reached answers Unavailable.
+// The service as a host builds it: nothing of the database loads before the first call (nor of
+// webhook delivery before one is due), a bad DATABASE_URL stops the start, and a database that
+// cannot be reached answers Unavailable.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,31 +15,62 @@ import { build } from "./build.js";
 const DIST = path.resolve(import.meta.dirname, "../dist");
 const ctx = (env: NodeJS.ProcessEnv) => ({ env, logger: createLogger("sites-test", { level: "silent" }), clock: systemClock });
 
-/** Builds the compiled service in a fresh process; reports what is loaded before and after its first call. */
+/**
+ * Builds the compiled service in a fresh process and reports what is loaded: after the build,
+ * after its first call, and after a webhook endpoint is registered and a test event delivered
+ * (to a closed port on this machine, so the attempt is logged as refused).
+ */
 const PROBE = `
+const loaded = [];
+(await import("node:module")).registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) });
 const [dist, stateDir] = process.argv.slice(1);
 const { manifest } = await import(dist + "/manifest.js");
 const build = await manifest.load();
 const { create } = await import("@bufbuild/protobuf");
-const { ListSitesRequestSchema } = await import("@permits/proto/sites/v1/sites");
+const sites = await import("@permits/proto/sites/v1/sites");
 const { createLogger, systemClock } = await import("@permits/runtime");
 const fs = await import("node:fs");
-const state = () => ({ sqlite: process.moduleLoadList.includes("NativeModule sqlite"), file: fs.existsSync(stateDir + "/sites.sqlite") });
-const built = await build({ env: { STATE_DIR: stateDir }, logger: createLogger("probe", { level: "silent" }), clock: systemClock });
+const builtin = (name) => process.moduleLoadList.includes("NativeModule " + name);
+const library = (name) => loaded.some((url) => url.includes("/node_modules/" + name + "/"));
+const state = () => ({
+  sqlite: builtin("sqlite"), file: fs.existsSync(stateDir + "/sites.sqlite"),
+  signing: library("standardwebhooks"), addressChecks: library("ipaddr.js"), zip: library("fflate"),
+  http: builtin("http"), undici: builtin("internal/deps/undici/undici"), http2: builtin("http2"),
+});
+const env = { STATE_DIR: stateDir, WEBHOOK_ALLOW_PRIVATE: "1" };
+const built = await build({ env, logger: createLogger("probe", { level: "silent" }), clock: systemClock });
+const caller = { accountId: "a", actor: "probe" };
 const before = state();
-const { sites } = await built.impl.listSites(create(ListSitesRequestSchema, { accountId: "a", actor: "probe" }));
-console.log(JSON.stringify({ before, after: state(), sites: sites.length }));
+const listed = await built.impl.listSites(create(sites.ListSitesRequestSchema, caller));
+const firstCall = state();
+const { endpoint } = await built.impl.createWebhookEndpoint(create(sites.CreateWebhookEndpointRequestSchema, { ...caller, url: "http://127.0.0.1:1/hook", events: ["site.rules_changed"] }));
+await built.impl.sendTestWebhook(create(sites.SendTestWebhookRequestSchema, { ...caller, endpointId: endpoint.id }));
+let attempts = [];
+for (let i = 0; i < 100 && attempts.length === 0; i++) {
+  await new Promise((r) => setTimeout(r, 50));
+  ({ attempts } = await built.impl.listWebhookAttempts(create(sites.ListWebhookAttemptsRequestSchema, { ...caller, endpointId: endpoint.id })));
+}
+console.log(JSON.stringify({ before, firstCall, sites: listed.sites.length, delivered: state(), attempts: attempts.map((a) => a.error) }));
 await built.close();
 `;
 
 describe("build", () => {
-  it("loads nothing of the database until the first call", () => {
+  it("loads nothing of the database until the first call, and nothing of webhook delivery until one is due", () => {
     if (!existsSync(path.join(DIST, "index.js"))) throw new Error(`the built service is missing at ${DIST}: run npm run build`);
     const stateDir = mkdtempSync(path.join(tmpdir(), "sites-lazy-"));
     try {
       const run = spawnSync(process.execPath, ["--no-warnings", "--input-type=module", "-e", PROBE, DIST, stateDir], { encoding: "utf8", cwd: path.resolve(DIST, "..") });
       expect(run.status, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({ before: { sqlite: false, file: false }, after: { sqlite: true, file: true }, sites: 0 });
+      const nothing = { sqlite: false, file: false, signing: false, addressChecks: false, zip: false, http: false, undici: false, http2: false };
+      expect(JSON.parse(run.stdout)).toEqual({
+        before: nothing,
+        // The database only: signing, the address checks, HTTP and the ZIP writer wait for their first use.
+        firstCall: { ...nothing, sqlite: true, file: true },
+        sites: 0,
+        // node:http as CommonJS: Node's fetch client (undici) and HTTP/2 stay unloaded even then.
+        delivered: { ...nothing, sqlite: true, file: true, signing: true, addressChecks: true, http: true },
+        attempts: ["The connection was refused."],
+      });
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

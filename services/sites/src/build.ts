@@ -1,5 +1,5 @@
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { type BuildContext, type BuiltService, readEnv, str } from "@permits/runtime";
+import { type BuildContext, type BuiltService, positiveInt, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
 import type { SitesDatabase } from "./db/open.js";
@@ -21,17 +21,18 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
   const where = readSqlBackend(ctx.env);
   const env = readEnv({
     SITES_SQLITE_SYNC: str({ default: "normal", choices: ["normal", "full"], desc: "When an embedded commit is acknowledged: in the write-ahead log (normal) or synced to disk (full)." }),
+    SITES_SWEEP_INTERVAL_MS: positiveInt({ default: 15 * 60 * 1000, desc: "How often the sites service records the deadline warnings of every open site (permit expiring, overdue inspections and corrective actions), by its clock." }),
     ...WEBHOOK_ENV,
   }, ctx.env);
-  let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl }> | undefined;
+  let loading: Promise<{ database: SitesDatabase; webhooks: RunningWebhooks | undefined; impl: Impl; stopSweeps: () => Promise<void> }> | undefined;
   const load = () =>
     (loading ??= (async () => {
-      const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js")]);
+      const [{ openSitesDatabase }, { createSitesService }, { startWebhooks }, { startSweeps }] = await Promise.all([import("./db/open.js"), import("./service.js"), import("./webhooks/start.js"), import("./alerts/sweep.js")]);
       const database = await openSitesDatabase({ ...where, synchronous: env.SITES_SQLITE_SYNC as SqliteSync });
       const base = { db: database.db, kind: database.kind, clock: ctx.clock, logger: ctx.logger };
-      // The delivery worker starts with the database: at start standalone, at the first call embedded.
+      // The delivery worker and the deadline sweep start with the database: at start standalone, at the first call embedded.
       const webhooks = startWebhooks(base, { ...env, DATABASE_URL: where.databaseUrl, STATE_DIR: where.stateDir });
-      return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }) };
+      return { database, webhooks, impl: createSitesService({ ...base, webhooks: webhooks?.settings }), stopSweeps: startSweeps(base, env.SITES_SWEEP_INTERVAL_MS) };
     })().catch((e: unknown) => {
       // A failed open is retried by the next call (the database may come up later).
       loading = undefined;
@@ -47,6 +48,7 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
     impl,
     close: async () => {
       const loaded = await loading?.catch(() => undefined);
+      await loaded?.stopSweeps();
       await loaded?.webhooks?.worker.stop();
       await loaded?.database.close();
     },

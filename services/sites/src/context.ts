@@ -7,7 +7,7 @@ import type { Clock, Logger } from "@permits/runtime";
 import { resourceNotFound } from "@permits/rules";
 import type { Transaction } from "kysely";
 import { appendAudit, type AuditEntry } from "./audit.js";
-import type { DatabaseKind, SiteRow, SitesDb, SitesTables } from "./db/schema.js";
+import type { DatabaseKind, DeterminationRow, SiteRow, SitesDb, SitesTables } from "./db/schema.js";
 import { Check, checkCaller, LIMITS } from "./validate.js";
 import type { WebhookSettings } from "./webhooks/settings.js";
 
@@ -39,6 +39,11 @@ export function timestamp(ctx: SitesContext): string {
 
 export function today(ctx: SitesContext): string {
   return timestamp(ctx).slice(0, 10);
+}
+
+/** The site's latest saved answer (the one its plan and records follow), or undefined. */
+export async function latestDetermination(q: SitesDb | Trx, siteId: string): Promise<DeterminationRow | undefined> {
+  return q.selectFrom("determinations").selectAll().where("site_id", "=", siteId).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
 }
 
 export function notFound(resource: string, id: string): ConnectError {

@@ -7,6 +7,9 @@ import {
   CorrectiveActionStatus,
   type DeterminationSnapshot,
   DeterminationSnapshotSchema,
+  DueDateSource,
+  type DueRule,
+  DueRuleSchema,
   type Inspection,
   type InspectionReport,
   InspectionReportSchema,
@@ -102,6 +105,17 @@ export function toInspection(row: InspectionRow, photos: readonly PhotoMeta[], l
   });
 }
 
+const DUE_SOURCES: Record<string, DueDateSource> = { permit_rule: DueDateSource.PERMIT_RULE, operator: DueDateSource.OPERATOR };
+
+/** A due date's source as stored ("" where it was not recorded). */
+export function dueSourceColumn(source: DueDateSource): string {
+  return Object.entries(DUE_SOURCES).find(([, v]) => v === source)?.[0] ?? "";
+}
+
+export function dueRuleJson(rule: DueRule | undefined): string {
+  return rule ? toJsonString(DueRuleSchema, rule) : "";
+}
+
 export function toCorrectiveAction(row: CorrectiveActionRow, events: readonly CorrectiveActionEventRow[]): CorrectiveAction {
   return create(CorrectiveActionSchema, {
     id: row.id,
@@ -114,6 +128,8 @@ export function toCorrectiveAction(row: CorrectiveActionRow, events: readonly Co
     status: row.status === "completed" ? CorrectiveActionStatus.COMPLETED : CorrectiveActionStatus.OPEN,
     completedOn: row.completed_on,
     events: events.filter((e) => e.corrective_action_id === row.id).map((e) => ({ occurredOn: e.occurred_on, note: e.note, recordedBy: e.recorded_by, recordedAt: e.recorded_at })),
+    dueSource: DUE_SOURCES[row.due_source] ?? DueDateSource.UNSPECIFIED,
+    dueRule: row.due_rule_json ? fromJsonString(DueRuleSchema, row.due_rule_json) : undefined,
   });
 }
 

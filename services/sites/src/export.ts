@@ -47,7 +47,7 @@ export async function exportFiles(db: SitesDb, site: SiteRow): Promise<Map<strin
   }
 
   const inspections = await db.selectFrom("inspections").selectAll().where("site_id", "=", site.id).orderBy("inspection_id").orderBy("version").execute();
-  const photos = await db.selectFrom("photos").selectAll().where("site_id", "=", site.id).orderBy("created_at").orderBy("id").execute();
+  const photos = await db.selectFrom("photos").selectAll().where("site_id", "=", site.id).orderBy("added_in_version").orderBy("created_at").orderBy("id").execute();
   const latest = new Map<string, number>();
   for (const i of inspections) latest.set(i.inspection_id, Math.max(latest.get(i.inspection_id) ?? 0, Number(i.version)));
   for (const i of inspections) files.set(`inspections/${i.inspection_id}-v${i.version}.json`, json(toJson(InspectionSchema, toInspection(i, photos, latest.get(i.inspection_id)!))));

@@ -41,16 +41,19 @@ const REQUESTS: Record<string, Call> = {
   listRainEvents: () => ({}),
   listAuditEvents: () => ({}),
   exportSite: () => ({}),
+  listRulesChanges: () => ({}),
 };
-/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), and the administrators' purge. */
-const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired"];
+/** The RPCs that name no site: creating one, listing the account's (alone or for the dashboard), the administrators' purge, and the gateway's rules check (of every account). */
+const WITHOUT_SITE = ["createSite", "listSites", "listSitesForDashboard", "purgeExpired", "listCitedDatasetVersions", "markRulesChanged"];
+/** The app's sign-in sessions: found by the digest of an id only the signed-in browser holds, not by account (sessions.test.ts). */
+const SESSIONS = ["createSession", "getSession", "makeSessionReadOnly", "endSession"];
 /** The RPCs of an account's webhook endpoints, which name no site: their walls are tested in webhooks/webhooks.test.ts. */
 const WEBHOOK_ENDPOINTS = ["createWebhookEndpoint", "listWebhookEndpoints", "updateWebhookEndpoint", "deleteWebhookEndpoint", "rotateWebhookSecret", "listWebhookAttempts", "sendTestWebhook"];
 /** The RPCs that name a record of a site besides the site itself. */
 const NAMING_RECORDS = ["getPlanDocument", "updateInspectionDraft", "signInspection", "amendInspection", "getInspection", "addInspectionPhoto", "getInspectionPhoto", "openCorrectiveAction", "addCorrectiveActionEvent", "completeCorrectiveAction"];
 
 it("the table covers every RPC of the service", () => {
-  expect([...Object.keys(REQUESTS), ...WITHOUT_SITE, ...WEBHOOK_ENDPOINTS].sort()).toEqual(Object.values(SitesService.method).map((m) => m.localName).sort());
+  expect([...Object.keys(REQUESTS), ...WITHOUT_SITE, ...WEBHOOK_ENDPOINTS, ...SESSIONS].sort()).toEqual(Object.values(SitesService.method).map((m) => m.localName).sort());
 });
 
 eachDatabase((h) => {

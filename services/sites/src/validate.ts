@@ -2,7 +2,7 @@
 // InvalidArgument whose BadRequest names each field (details.contacts[2].email, say), so the
 // gateway can answer its surface's invalid_request; nothing here ever throws anything else.
 import { invalidArgument, isCalendarDate, type Violation, ViolationReason } from "@permits/rules";
-import type { Contact, InspectionReport, SiteDetails } from "@permits/proto/sites/v1/sites";
+import { type Contact, DueDateSource, type DueRule, type InspectionReport, InspectionType, type SiteDetails } from "@permits/proto/sites/v1/sites";
 
 export const LIMITS = {
   id: 100,
@@ -144,7 +144,16 @@ export function checkReport(c: Check, r: InspectionReport | undefined): void {
     .number("report.rainfallInches", r.rainfallInches, 0, LIMITS.maxInches)
     .optional("report.rainfallSource", r.rainfallSource, LIMITS.shortText)
     .optional("report.unsafeAreas", r.unsafeAreas, LIMITS.text)
-    .optional("report.summary", r.summary, LIMITS.longText);
+    .optional("report.summary", r.summary, LIMITS.longText)
+    .optional("report.inspectorQualification", r.inspectorQualification, LIMITS.shortText)
+    .optional("report.areasInspected", r.areasInspected, LIMITS.text)
+    .optional("report.controlsNeedingRepair", r.controlsNeedingRepair, LIMITS.text)
+    .optional("report.stabilization", r.stabilization, LIMITS.text)
+    .optional("report.dischargesSeen", r.dischargesSeen, LIMITS.text);
+  if (!(r.type in InspectionType)) c.add("report.type", "type must be routine, storm event or other", ViolationReason.UNKNOWN_VALUE);
+  else if ((r.type === InspectionType.STORM_EVENT && r.stormTriggered === false) || (r.type === InspectionType.ROUTINE && r.stormTriggered === true)) {
+    c.add("report.stormTriggered", "stormTriggered contradicts type: give the same answer in both, or leave stormTriggered out");
+  }
   checkContact(c, "report.inspector", r.inspector, false);
   if (r.findings.length > LIMITS.findings) {
     c.add("report.findings", `at most ${LIMITS.findings} findings (got ${r.findings.length})`);
@@ -158,4 +167,24 @@ export function checkReport(c: Check, r: InspectionReport | undefined): void {
     seen.add(f.id);
     c.optional(`${field}.location`, f.location, LIMITS.shortText).required(`${field}.description`, f.description, LIMITS.text);
   });
+}
+
+/**
+ * Where a corrective action's due date comes from: a permit rule must be named; an operator's date
+ * may name the rule they chose (one whose deadline gives no countable date); an unrecorded source names none.
+ */
+export function checkDueSource(c: Check, source: DueDateSource, rule: DueRule | undefined): void {
+  if (!(source in DueDateSource)) {
+    c.add("dueSource", "dueSource must be a permit rule or the operator's date", ViolationReason.UNKNOWN_VALUE);
+    return;
+  }
+  if (source === DueDateSource.UNSPECIFIED && rule) c.add("dueRule", "dueRule is given only with a dueSource");
+  if (source === DueDateSource.PERMIT_RULE && !rule) c.add("dueRule", "dueRule is required when dueSource is a permit rule: the rule the due date follows", ViolationReason.MISSING);
+  if (!rule || source === DueDateSource.UNSPECIFIED) return;
+  c.required("dueRule.requirementId", rule.requirementId, LIMITS.id)
+    .required("dueRule.label", rule.label, LIMITS.shortText)
+    .optional("dueRule.deadline", rule.deadline, LIMITS.text)
+    .required("dueRule.citation", rule.citation, LIMITS.address);
+  if (rule.requirementId !== "" && !rule.requirementId.startsWith("corrective.")) c.add("dueRule.requirementId", `dueRule.requirementId must be a corrective-action rule (corrective.*), got "${rule.requirementId.slice(0, 60)}"`);
+  if (!["verified", "unverified"].includes(rule.confidence)) c.add("dueRule.confidence", "dueRule.confidence must be verified or unverified", ViolationReason.UNKNOWN_VALUE, ["verified", "unverified"]);
 }

@@ -31,14 +31,6 @@ export function formOf(req: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** The files of a multipart field, without the empty part a form sends when none is chosen. */
-export async function filesOf(req: FastifyRequest, name: string): Promise<{ filename: string; bytes: Buffer }[]> {
-  const raw = (req.body as Record<string, unknown> | null)?.[name];
-  const parts = (Array.isArray(raw) ? raw : [raw]).filter((p): p is MultipartField => isPart(p) && p.type === "file");
-  const files = await Promise.all(parts.map(async (p) => ({ filename: p.filename ?? "", bytes: await p.toBuffer!() })));
-  return files.filter((f) => f.bytes.length > 0 || f.filename !== "");
-}
-
 /** The CSRF token of a urlencoded or multipart form. */
 export function csrfTokenOf(req: FastifyRequest): string {
   return formOf(req)._csrf ?? "";

@@ -11,6 +11,11 @@ const MB = 1024 * 1024;
 export const PHOTO_MAX_BYTES = 10 * MB;
 export const PHOTO_MAX_COUNT = 20;
 
+/** Requests whose form body is being read (between the app's preValidation and preHandler hooks). */
+export const formsBeingRead = new WeakSet<FastifyRequest>();
+
+const FORM_NOT_UNDERSTOOD = html`<p>The form was not sent as a web form, so nothing was saved.</p>`;
+
 interface Answer {
   status: number;
   title: string;
@@ -37,7 +42,7 @@ function answerFor(err: unknown): Answer {
     return { status: 413, title: "Form too large", words: html`<p>The form sent more than this page accepts, so nothing was saved. Shorten the longest answers and try again.</p>` };
   }
   if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || code === "FST_INVALID_MULTIPART_CONTENT_TYPE") {
-    return { status: 415, title: "Form not understood", words: html`<p>The form was not sent as a web form, so nothing was saved.</p>` };
+    return { status: 415, title: "Form not understood", words: FORM_NOT_UNDERSTOOD };
   }
   if (err instanceof ConnectError || (err as Error)?.name === "ConnectError") {
     const e = ConnectError.from(err);
@@ -61,7 +66,8 @@ function answerFor(err: unknown): Answer {
 }
 
 export async function appErrorHandler(this: unknown, err: unknown, req: FastifyRequest, reply: FastifyReply) {
-  const a = answerFor(err);
+  const unreadable = formsBeingRead.has(req) && (err as FastifyError | null)?.statusCode === undefined && (err as FastifyError | null)?.code === undefined;
+  const a = unreadable ? { status: 400, title: "Form not understood", words: FORM_NOT_UNDERSTOOD } : answerFor(err);
   if (a.status >= 500 && a.status !== 503) req.log.error({ err }, "app page failed");
   const signedIn = (req as AppRequest).appSession !== undefined;
   const body = page({ title: a.title, signOutToken: signedIn ? reply.generateCsrf() : undefined }, html`<h1>${a.title}</h1>${a.words}<p class="muted">Reference: ${String(req.id)}</p>`);

@@ -4,6 +4,8 @@ import { CorrectiveActionStatus, InspectionStatus, type CorrectiveAction, type I
 import { html, type Html } from "./html.js";
 import { csrfField, input, textarea } from "./form.js";
 import { latestVersions } from "./site-records.js";
+import { dueWords } from "./corrective-choice.js";
+import { typeWords } from "./report-form.js";
 
 /** The statement a signer agrees to (40 CFR 122.22(d), the wording EPA's forms use). */
 export const CERTIFICATION =
@@ -22,14 +24,14 @@ ${input({ name: "completed_on", id: `completed_on-${c.id}`, label: "Date it was 
 ${textarea({ name: "note", id: `note-${c.id}`, label: "What was done", required: true }, {})}
 <p><button type="submit">Mark it done</button></p></form></details>`
     : "";
-  return html`<li id="corrective-${c.id}"><strong>${c.description}</strong><br>Found ${c.foundOn}; due <span${overdue ? html` class="overdue"` : ""}>${c.dueOn}${overdue ? " (overdue)" : ""}</span>${form}</li>`;
+  return html`<li id="corrective-${c.id}"><strong>${c.description}</strong><br>Found ${c.foundOn}; due <span${overdue ? html` class="overdue"` : ""}>${c.dueOn}${overdue ? " (overdue)" : ""}</span>${dueWords(c) ? html` <span class="muted">(${dueWords(c)})</span>` : ""}${form}</li>`;
 }
 
 export function inspectionsView(siteId: string, all: readonly Inspection[], open: readonly CorrectiveAction[], token: string, writable: boolean, today: string): Html {
   const reports = latestVersions(all).sort((a, b) => b.report!.inspectedOn.localeCompare(a.report!.inspectedOn));
   return html`<section aria-labelledby="inspections"><h2 id="inspections">Inspections</h2>
 ${writable ? html`<p><a class="button" href="/app/sites/${siteId}/inspections/new">Record an inspection</a></p>` : ""}
-${reports.length ? html`<ul class="cards">${reports.map((i) => html`<li><a href="/app/sites/${siteId}/inspections/${i.id}">Inspection of ${i.report!.inspectedOn}</a>: ${statusWords(i)}</li>`)}</ul>` : html`<p>No inspections recorded yet.</p>`}
+${reports.length ? html`<ul class="cards">${reports.map((i) => html`<li><a href="/app/sites/${siteId}/inspections/${i.id}">Inspection of ${i.report!.inspectedOn}</a> (${typeWords(i.report!).toLowerCase()}${i.photos.length ? `, ${i.photos.length} photo(s)` : ""}): ${statusWords(i)}</li>`)}</ul>` : html`<p>No inspections recorded yet.</p>`}
 <h3>Open corrective actions</h3>
 ${open.length ? html`<ul class="cards">${open.map((c) => correctiveItem(siteId, c, token, writable, today))}</ul>` : html`<p>None open.</p>`}</section>`;
 }

@@ -6,7 +6,7 @@ import { generatePlan } from "@permits/swppp";
 import { PlanFormat } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { requireSession, requireWritable, type SignedIn } from "./context.js";
-import { answerOfSnapshot, todayOf, who } from "./site-records.js";
+import { answerBytes, answerOfSnapshot, todayOf, who } from "./site-records.js";
 
 const FORMATS = { docx: PlanFormat.DOCX, pdf: PlanFormat.PDF } as const;
 const FILE = /^(\d{1,6})\.(docx|pdf)$/;
@@ -28,8 +28,12 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
       const input = site!.details!.input!;
       return { d: site!.details!, credential: (await stormwater.getCredentialGate({ state: input.state, acres: input.disturbedAcres })).result };
     });
-    const [{ d, credential }, { determination: snapshot }, { plans }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w)]);
-    const determination = answerOfSnapshot(snapshot!);
+    const [{ d, credential }, saved, { plans }, { rulesChanges }] = await Promise.all([siteAndCredential, sites.getDetermination(w), sites.listPlanVersions(w), sites.listRulesChanges(w)]);
+    // The rules changed since the saved answer: regenerating works the answer out again against the
+    // data loaded now; once the plan is made from it, the answer is saved (which clears the site's
+    // marks) and the plan stored citing it, so a failure before leaves the site marked.
+    const fresh = rulesChanges.length ? (await stormwater.determine({ site: d.input })).determination! : undefined;
+    const determination = fresh ?? answerOfSnapshot(saved.determination!);
     const { docx, pdf } = await generatePlan({
       site: { name: d.name, address: d.location?.address || null, latitude: d.location?.latitude ?? null, longitude: d.location?.longitude ?? null, operator: d.operator ? { name: d.operator.name, role: d.operator.role || null, phone: d.operator.phone || null, email: d.operator.email || null } : null, contacts: d.contacts.map((c) => ({ name: c.name, role: c.role || null, phone: c.phone || null, email: c.email || null })) },
       determination,
@@ -37,7 +41,8 @@ export function planRoutes(app: FastifyInstance, deps: AppDeps): void {
       version: plans.length + 1,
       preparedOn: todayOf(deps),
     });
-    await sites.addPlanVersion({ ...w, docx, pdf, note: `Generated from the answer of dataset ${snapshot!.datasetVersion}`, determinationId: snapshot!.id });
+    const snapshot = fresh ? (await sites.saveDetermination({ ...w, answerJson: answerBytes(fresh) })).determination! : saved.determination!;
+    await sites.addPlanVersion({ ...w, docx, pdf, note: `Generated from the answer of dataset ${snapshot.datasetVersion}`, determinationId: snapshot.id });
     return reply.code(303).header("location", `/app/sites/${id}#plans`).send();
   });
 

@@ -8,11 +8,10 @@ import csrf from "@fastify/csrf-protection";
 import multipart from "@fastify/multipart";
 import { AppAccess } from "@permits/proto/entitlement/v1/entitlement";
 import type { AppDeps } from "../../deps.js";
-import { appErrorHandler, PHOTO_MAX_BYTES, PHOTO_MAX_COUNT } from "./errors.js";
+import { appErrorHandler, formsBeingRead, PHOTO_MAX_BYTES, PHOTO_MAX_COUNT } from "./errors.js";
 import { landingRoute } from "./landing.js";
-import { appStyle } from "./style.js";
+import { APP_STYLE_PATH, appStyle } from "./style.js";
 import { Sessions } from "./sessions.js";
-import type { SessionStore } from "./session-store.js";
 import { signInRoutes } from "./sign-in.js";
 import { csrfTokenOf, type AppRequest } from "./context.js";
 import { dashboard, siteRoutes } from "./sites.js";
@@ -25,23 +24,31 @@ import { webhookRoutes } from "./webhooks.js";
 /** Form bodies: an inspection report with its findings fits well inside this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
 
-export const appPlugin: FastifyPluginAsync<{ deps: AppDeps; sessions: SessionStore }> = async (app, { deps, sessions: store }) => {
+export const appPlugin: FastifyPluginAsync<{ deps: AppDeps }> = async (app, { deps }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: FORM_LIMIT_BYTES }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
+  // The multipart plugin reads a form in its preValidation hook, after this one; an error there
+  // without a status of its own (busboy's "Unexpected end of multipart data") is a malformed form.
+  app.addHook("preValidation", async (req) => void formsBeingRead.add(req));
   await app.register(multipart, {
     attachFieldsToBody: true,
+    // A photo over the limit arrives cut short and marked, so the form can say so beside its field.
+    throwFileSizeLimit: false,
     limits: { fileSize: PHOTO_MAX_BYTES, files: PHOTO_MAX_COUNT, fields: 400, fieldSize: 64 * 1024, parts: PHOTO_MAX_COUNT + 400 },
   });
+  app.addHook("preHandler", async (req) => void formsBeingRead.delete(req));
   await app.register(cookie);
   await app.register(csrf, { sessionPlugin: "@fastify/cookie", getToken: csrfTokenOf, cookieOpts: { path: "/app", httpOnly: true, sameSite: "lax", secure: "auto" } });
   app.setErrorHandler(appErrorHandler);
 
-  const sessions = new Sessions(store, deps.clock);
+  // Kept by the sites service, so every replica of the gateway knows every session.
+  const sessions = new Sessions(deps.clients.sites);
   app.decorateRequest("appSession", undefined);
   app.addHook("onRequest", async (req) => {
-    if (!req.url.startsWith("/app")) return;
+    // The stylesheet is everybody's: no session is looked up for it.
+    if (!req.url.startsWith("/app") || req.routeOptions.url === APP_STYLE_PATH) return;
     const session = await sessions.read(req);
     (req as AppRequest).appSession = session;
     // Every change asks again whether the plan still allows it: a plan cancelled while a session

@@ -3,8 +3,7 @@
 // follows from them. Every call names the signed-in account: another account's site is NotFound.
 import { fromJsonString, toJsonString } from "@bufbuild/protobuf";
 import { DeterminationSchema, type Determination } from "@permits/proto/stormwater/v1/stormwater";
-import { CorrectiveActionFilter, InspectionStatus, type DeterminationSnapshot, type Inspection, type InspectionFrequency } from "@permits/proto/sites/v1/sites";
-import { inspectionSchedule, type InspectionRecord, type Schedule } from "@permits/swppp";
+import { CorrectiveActionFilter, type DeterminationSnapshot, type Inspection } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { actorOf, type SignedIn } from "./context.js";
 
@@ -46,12 +45,6 @@ export function todayOf(deps: AppDeps): string {
   return new Date(deps.clock.now()).toISOString().slice(0, 10);
 }
 
-/** The type of inspection as the report holds it: storm-triggered, routine, or not stated ("other"). */
-export function inspectionType(i: Inspection): InspectionRecord["type"] {
-  const storm = i.report?.stormTriggered;
-  return storm === undefined ? "other" : storm ? "storm_event" : "routine";
-}
-
 /** The latest version of each report (the list holds every version). */
 export function latestVersions(all: readonly Inspection[]): Inspection[] {
   const latest = new Map<string, Inspection>();
@@ -70,24 +63,4 @@ export async function siteRecords(sites: SitesClient, req: SignedIn, siteId: str
     sites.listRainEvents(w),
   ]);
   return { site: site!, snapshot: det.determination!, determination: answerOfSnapshot(det.determination!), plans, inspections, correctiveActions, rainEvents };
-}
-
-export function scheduleOf(determination: Determination, inspections: readonly Inspection[], rain: readonly { occurredOn: string; inches: number }[], today: string, frequency?: InspectionFrequency): Schedule {
-  // Only signed reports count as inspections done: the date from the latest signed version, the
-  // report's completion from the first signing (an amendment does not move it).
-  const signed = inspections.filter((i) => i.status === InspectionStatus.SIGNED).sort((a, b) => a.version - b.version);
-  const byId = new Map<string, Inspection[]>();
-  for (const i of signed) byId.set(i.id, [...(byId.get(i.id) ?? []), i]);
-  const done = [...byId.values()].map((versions) => {
-    const last = versions[versions.length - 1];
-    return { date: last.report!.inspectedOn, type: inspectionType(last), reportCompletedOn: versions[0].signedAt.slice(0, 10) };
-  });
-  return inspectionSchedule({
-    determination,
-    inspections: done,
-    rainEvents: rain.map((r) => ({ date: r.occurredOn, inches: r.inches })),
-    today,
-    frequencyOption: frequency?.optionId || null,
-    operatorFrequency: frequency?.everyDays !== undefined ? { everyDays: frequency.everyDays } : null,
-  });
 }

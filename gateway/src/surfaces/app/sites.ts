@@ -10,8 +10,10 @@ import { html, type Html } from "./html.js";
 import { chromeOf, page } from "./layout.js";
 import { requireSession, requireWritable, formOf, type AppRequest, type SignedIn } from "./context.js";
 import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
-import { answerBytes, answerOfSnapshot, scheduleOf, siteRecords, todayOf, who } from "./site-records.js";
+import { permitExpiring, siteSchedule } from "@permits/swppp/deadlines";
+import { answerBytes, answerOfSnapshot, siteRecords, todayOf, who } from "./site-records.js";
 import { determinationView } from "./determination-view.js";
+import { attentionItems, attentionView, permitExpiringView, planOutOfDate, regenerateLabel, rulesChangesView } from "./alerts-view.js";
 import { scheduleView } from "./schedule-view.js";
 import { inspectionsView } from "./inspections-view.js";
 import { frequencyForm } from "./frequency.js";
@@ -71,15 +73,18 @@ export function dashboard(deps: AppDeps) {
     const today = todayOf(deps);
     // One call for every site and its records; the schedules are worked out here.
     const list = (await sites.listSitesForDashboard({ ...who(r), asOf: today })).sites;
+    const attention = attentionItems(list, today);
+    const needsAttention = new Set(attention.map((i) => i.siteId));
     const rows = list.map(({ site, determination, signedInspections, rainEvents, overdueCorrectiveActions }) => {
       const s = site!;
-      const schedule = determination ? scheduleOf(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
-      return { s, due: schedule?.nextRoutine.due, overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions };
+      const schedule = determination ? siteSchedule(answerOfSnapshot(determination), signedInspections, rainEvents, today, s.details?.inspectionFrequency) : undefined;
+      return { s, due: schedule?.nextRoutine.due, overdue: (schedule?.overdue.length ?? 0) + overdueCorrectiveActions, attention: needsAttention.has(s.id) };
     });
-    rows.sort((a, b) => Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
+    rows.sort((a, b) => Number(b.attention) - Number(a.attention) || Number(b.overdue > 0) - Number(a.overdue > 0) || (a.due ?? "9999").localeCompare(b.due ?? "9999") || a.s.details!.name.localeCompare(b.s.details!.name));
     const plan = r.appSession.plan === Plan.SCALE ? "Scale" : "Pro";
     const body = html`<h1>Your sites</h1>
 <p class="muted">Stormwater ${plan} plan${r.appSession.readOnly ? " (cancelled: read-only)" : ""}.</p>
+${attentionView(attention)}
 ${r.appSession.readOnly ? "" : html`<p><a class="button" href="/app/sites/new">Add a site</a></p>`}
 ${rows.length === 0 ? html`<p>No sites yet. Add one to get its permit answer, a plan document and an inspection schedule.</p>` : html`<table class="stack"><thead><tr><th>Site</th><th>Next inspection due</th><th>Overdue</th></tr></thead><tbody>
 ${rows.map((x) => html`<tr><td data-label="Site"><a href="/app/sites/${x.s.id}">${x.s.details!.name}</a>${x.s.closedOn ? html` <span class="muted">(closed ${x.s.closedOn})</span>` : ""}</td><td data-label="Next inspection due">${x.due ?? html`<span class="muted">Not scheduled yet: say how often you inspect on the site's page.</span>`}</td><td data-label="Overdue">${x.overdue > 0 ? html`<span class="overdue">${x.overdue} overdue</span>` : "none"}</td></tr>`)}
@@ -136,7 +141,7 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get("/app/sites/:id", { preHandler: requireSession }, async (req, reply) => {
     const r = req as SignedIn;
     const { id } = req.params as { id: string };
-    const rec = await siteRecords(sites, r, id);
+    const [rec, { rulesChanges }] = await Promise.all([siteRecords(sites, r, id), sites.listRulesChanges({ ...who(r), siteId: id })]);
     const token = reply.generateCsrf();
     const today = todayOf(deps);
     const d = rec.site.details!;
@@ -147,13 +152,16 @@ export function siteRoutes(app: FastifyInstance, deps: AppDeps): void {
       : html`<p>No plan document yet.</p>`;
     const body = html`<h1>${d.name}</h1>
 <p>${d.location?.address ?? ""}<br>Operator: ${d.operator?.name ?? ""}${rec.site.closedOn ? html`<br><strong>Closed on ${rec.site.closedOn}.</strong> ${rec.site.retention?.basis ?? ""}` : ""}</p>
+${rec.site.closedOn ? "" : permitExpiringView(permitExpiring(rec.determination, d.input?.endDate ?? null, today))}
+${rulesChangesView(rulesChanges, rec.determination, writable)}
 ${determinationView(rec.determination)}
-${scheduleView(scheduleOf(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
+${scheduleView(siteSchedule(rec.determination, rec.inspections, rec.rainEvents, today, d.inspectionFrequency))}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
+${rec.plans.length ? planOutOfDate(rulesChanges) : ""}
 ${plans}
-${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">Make a new plan version</button></form>` : ""}</section>
+${writable ? html`<form method="post" action="/app/sites/${id}/plans">${csrfField(token)}<button type="submit">${regenerateLabel(rulesChanges)}</button></form>` : ""}</section>
 ${inspectionsView(id, rec.inspections, open, token, writable, today)}
 <section aria-labelledby="exports"><h2 id="exports">Records for an inspector</h2>
 <p>The inspection and corrective-action logs: <a href="/app/sites/${id}/records.csv">spreadsheet (.csv)</a> · <a href="/app/sites/${id}/records.pdf">PDF</a> · <a href="/app/sites/${id}/records.zip">everything (.zip, with a list of file fingerprints to check nothing was changed)</a></p></section>`;

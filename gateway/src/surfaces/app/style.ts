@@ -49,7 +49,9 @@ table.stack th:first-child{width:24%}
 }
 `;
 
+export const APP_STYLE_PATH = "/app/style.css";
+
 /** GET /app/style.css: one file, cached for an hour. */
 export const appStyle: FastifyPluginAsync = async (app) => {
-  app.get("/app/style.css", async (_req, reply) => reply.header("cache-control", "public, max-age=3600").type("text/css; charset=utf-8").send(APP_CSS));
+  app.get(APP_STYLE_PATH, async (_req, reply) => reply.header("cache-control", "public, max-age=3600").type("text/css; charset=utf-8").send(APP_CSS));
 };

@@ -241,6 +241,49 @@ const events: Migration = {
 };
 
 /**
+ * The rule changes found for a site (alerts/rules-changed.ts): one row per site and dataset version,
+ * open until a determination is saved again. Not a retained record either: a site's purge removes them.
+ */
+const alerts: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("site_rules_changes")
+      .addColumn("site_id", "text", (c) => c.notNull())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("dataset_version", "text", (c) => c.notNull())
+      .addColumn("previous_version", "text", (c) => c.notNull())
+      .addColumn("changes_json", "text", (c) => c.notNull())
+      .addColumn("marked_at", "text", (c) => c.notNull())
+      .addColumn("cleared_at", "text")
+      .addPrimaryKeyConstraint("site_rules_changes_pk", ["site_id", "dataset_version"])
+      .execute();
+    await db.schema.createIndex("site_rules_changes_by_version").on("site_rules_changes").column("dataset_version").execute();
+  },
+};
+
+/**
+ * The app's sign-in sessions (handlers/sessions.ts), kept here so that every gateway replica knows
+ * every session. Not a retained record: no guards; a session ends at sign-out or when idle.
+ */
+const sessions: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable("app_sessions")
+      .addColumn("id_sha256", "text", (c) => c.primaryKey())
+      .addColumn("account_id", "text", (c) => c.notNull())
+      .addColumn("key_id", "text", (c) => c.notNull())
+      .addColumn("plan", "integer", (c) => c.notNull())
+      .addColumn("access", "integer", (c) => c.notNull())
+      .addColumn("created_at", "text", (c) => c.notNull())
+      .addColumn("seen_at", "text", (c) => c.notNull())
+      .addColumn("idle_limit_seconds", "integer", (c) => c.notNull())
+      .addColumn("expires_at", "text", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("app_sessions_by_expiry").on("app_sessions").column("expires_at").execute();
+  },
+};
+
+/**
  * Webhooks (webhooks/): an account's endpoints (the signing secrets encrypted, never hashed: they
  * must sign), one delivery per event and endpoint (the durable queue the worker claims from), and
  * each attempt's outcome (the delivery log). Not retained records: no guards.
@@ -296,15 +339,25 @@ const webhooks: Migration = {
   },
 };
 
+/** Where a corrective action's due date comes from. Rows before it keep "" (not recorded). */
+const correctiveDueRule: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable("corrective_actions").addColumn("due_source", "text", (c) => c.notNull().defaultTo("")).execute();
+    await db.schema.alterTable("corrective_actions").addColumn("due_rule_json", "text", (c) => c.notNull().defaultTo("")).execute();
+  },
+};
+
 /** Every migration by name, in order (the record Kysely's Migrator applies). */
 export function migrations(kind: DatabaseKind): Record<string, Migration> {
-  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0006_webhooks": webhooks };
+  return { "0001_tables": tables(kind), "0002_guards": guards(kind), "0003_events": events, "0004_sessions": sessions, "0005_alerts": alerts, "0006_webhooks": webhooks, "0007_corrective_due_rule": correctiveDueRule };
 }
 
 /** Applies every pending migration; throws when one fails (the service then does not start). */
 export async function migrate(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   const all = migrations(kind);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock" });
+  // Unordered: migration numbers were handed out to work done side by side, so one may be merged
+  // after a higher one was applied (0004_sessions after 0006_webhooks); each still runs once.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, migrationTableName: "sites_migrations", migrationLockTableName: "sites_migrations_lock", allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(before any migration)";

@@ -87,6 +87,10 @@ export interface CorrectiveActionRow {
   status: "open" | "completed";
   completed_on: string;
   created_at: string;
+  /** "permit_rule", "operator", or "" for an action opened before the source was kept (0007). */
+  due_source: string;
+  /** DueRule as proto JSON; "" when none. */
+  due_rule_json: string;
 }
 
 export interface CorrectiveActionEventRow {
@@ -135,6 +139,36 @@ export interface SiteEventRow {
   dedup_key: string;
   data_json: string;
   created_at: string;
+}
+
+/** A site marked because facts its saved answer cites changed in a dataset version (alerts/rules-changed.ts). */
+export interface SiteRulesChangeRow {
+  site_id: string;
+  account_id: string;
+  /** The dataset version loaded when the change was found: one mark per site and version, ever. */
+  dataset_version: string;
+  /** The dataset version of the saved answer compared. */
+  previous_version: string;
+  /** The changed facts the site cites, as permits.common.v1.FactChange JSON (a list). */
+  changes_json: string;
+  marked_at: string;
+  /** When a determination was saved again for the site; null while the mark is open. */
+  cleared_at: string | null;
+}
+
+/** An app sign-in session (handlers/sessions.ts), found by the SHA-256 of its id. */
+export interface AppSessionRow {
+  id_sha256: string;
+  account_id: string;
+  key_id: string;
+  /** The Plan and AppAccess enums' numbers (permits.entitlement.v1). */
+  plan: number;
+  access: number;
+  created_at: string;
+  seen_at: string;
+  idle_limit_seconds: number;
+  /** seen_at plus the idle limit: the session is gone from this instant on. */
+  expires_at: string;
 }
 
 /** An account's webhook endpoint (webhooks/). */
@@ -204,6 +238,8 @@ export interface SitesTables {
   rain_events: RainEventRow;
   audit_events: AuditEventRow;
   site_events: SiteEventRow;
+  site_rules_changes: SiteRulesChangeRow;
+  app_sessions: AppSessionRow;
   webhook_endpoints: WebhookEndpointRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;

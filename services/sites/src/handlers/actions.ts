@@ -1,12 +1,12 @@
 // Corrective actions (opened from what an inspection found, with dated notes, completed once)
 // and rain events entered by hand.
 import type { ServiceImpl } from "@connectrpc/connect";
-import { CorrectiveActionFilter, type SitesService } from "@permits/proto/sites/v1/sites";
+import { CorrectiveActionFilter, DueDateSource, type SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, ViolationReason } from "@permits/rules";
-import { changeSite, checkScoped, failedPrecondition, newId, notFound, readSite, type SitesContext, type Trx } from "../context.js";
-import { toCorrectiveAction, toRainEvent } from "../convert.js";
+import { changeSite, checkScoped, failedPrecondition, latestDetermination, newId, notFound, readSite, type SitesContext, type Trx } from "../context.js";
+import { dueRuleJson, dueSourceColumn, toCorrectiveAction, toRainEvent } from "../convert.js";
 import type { CorrectiveActionRow, SiteRow } from "../db/schema.js";
-import { LIMITS } from "../validate.js";
+import { checkDueSource, LIMITS } from "../validate.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "openCorrectiveAction" | "addCorrectiveActionEvent" | "completeCorrectiveAction" | "listCorrectiveActions" | "addRainEvent" | "listRainEvents">;
 
@@ -27,6 +27,16 @@ async function addEvent(trx: Trx, action: CorrectiveActionRow, occurredOn: strin
   await trx.insertInto("corrective_action_events").values({ id: newId("cae"), site_id: action.site_id, corrective_action_id: action.id, seq: (last ? Number(last.seq) : 0) + 1, occurred_on: occurredOn, note: note.trim(), recorded_by: actor, recorded_at: at }).execute();
 }
 
+/** A rule a due date follows must be one of the corrective-action rules the site's latest saved answer holds. */
+async function checkRuleHeld(trx: Trx, site: SiteRow, requirementId: string): Promise<void> {
+  const det = await latestDetermination(trx, site.id);
+  const answer = det ? (JSON.parse(new TextDecoder().decode(det.answer_json)) as { requirements?: Array<{ id?: unknown }> }) : {};
+  const held = (answer.requirements ?? []).map((r) => r.id).filter((id): id is string => typeof id === "string" && id.startsWith("corrective."));
+  if (held.includes(requirementId)) return;
+  const description = held.length ? `the site's saved answer holds no corrective-action rule "${requirementId}"` : "the site's saved answer holds no corrective-action rule: give the operator's date (dueSource operator) without a rule";
+  throw invalidArgument("dueRule.requirementId is not a rule of the site's permit", [{ field: "dueRule.requirementId", description, reason: ViolationReason.UNKNOWN_VALUE, knownValues: held }]);
+}
+
 function notBefore(field: string, date: string, earliest: string, what: string): void {
   if (date < earliest) throw invalidArgument(`${field} is before ${what}`, [{ field, description: `${field} (${date}) must not be before ${what} (${earliest})`, reason: ViolationReason.MALFORMED }]);
 }
@@ -35,20 +45,24 @@ export function actionHandlers(ctx: SitesContext): Handlers {
   const { db } = ctx;
   return {
     async openCorrectiveAction(req) {
-      checkScoped(req, (c) => c.required("inspectionId", req.inspectionId, LIMITS.id).optional("findingId", req.findingId, 40).required("description", req.description, LIMITS.text).date("foundOn", req.foundOn).date("dueOn", req.dueOn));
+      checkScoped(req, (c) => {
+        c.required("inspectionId", req.inspectionId, LIMITS.id).optional("findingId", req.findingId, 40).required("description", req.description, LIMITS.text).date("foundOn", req.foundOn).date("dueOn", req.dueOn);
+        checkDueSource(c, req.dueSource, req.dueRule);
+      });
       notBefore("dueOn", req.dueOn, req.foundOn, "foundOn");
       return changeSite(ctx, req, async (trx, site, at) => {
         const report = await trx.selectFrom("inspections").select(["report_json"]).where("inspection_id", "=", req.inspectionId).where("site_id", "=", site.id).orderBy("version", "desc").limit(1).executeTakeFirst();
         if (!report) throw notFound("inspection", req.inspectionId);
+        if (req.dueRule && req.dueSource !== DueDateSource.UNSPECIFIED) await checkRuleHeld(trx, site, req.dueRule.requirementId);
         if (req.findingId !== "") {
           const findings = (JSON.parse(report.report_json) as { findings?: Array<{ id: string }> }).findings ?? [];
           if (!findings.some((f) => f.id === req.findingId)) {
             throw invalidArgument("findingId is not a finding of the inspection", [{ field: "findingId", description: `the inspection's latest version has no finding "${req.findingId}"`, reason: ViolationReason.UNKNOWN_VALUE, knownValues: findings.map((f) => f.id) }]);
           }
         }
-        const row: CorrectiveActionRow = { id: newId("ca"), site_id: site.id, inspection_id: req.inspectionId, finding_id: req.findingId, description: req.description.trim(), found_on: req.foundOn, due_on: req.dueOn, status: "open", completed_on: "", created_at: at };
+        const row: CorrectiveActionRow = { id: newId("ca"), site_id: site.id, inspection_id: req.inspectionId, finding_id: req.findingId, description: req.description.trim(), found_on: req.foundOn, due_on: req.dueOn, status: "open", completed_on: "", created_at: at, due_source: dueSourceColumn(req.dueSource), due_rule_json: dueRuleJson(req.dueRule) };
         await trx.insertInto("corrective_actions").values(row).execute();
-        return { result: { correctiveAction: toCorrectiveAction(row, []) }, audit: { action: "corrective_action.opened", subjectId: row.id, detail: { inspectionId: row.inspection_id, findingId: row.finding_id, description: row.description, foundOn: row.found_on, dueOn: row.due_on } } };
+        return { result: { correctiveAction: toCorrectiveAction(row, []) }, audit: { action: "corrective_action.opened", subjectId: row.id, detail: { inspectionId: row.inspection_id, findingId: row.finding_id, description: row.description, foundOn: row.found_on, dueOn: row.due_on, dueSource: row.due_source, dueRule: req.dueRule?.requirementId ?? "" } } };
       });
     },
 

@@ -32,7 +32,7 @@ async function draftOf(trx: Trx, site: SiteRow, inspectionId: string): Promise<I
 }
 
 async function photosOf(q: SitesDb | Trx, inspectionId: string): Promise<PhotoMeta[]> {
-  return q.selectFrom("photos").select(PHOTO_COLUMNS).where("inspection_id", "=", inspectionId).orderBy("created_at").orderBy("id").execute();
+  return q.selectFrom("photos").select(PHOTO_COLUMNS).where("inspection_id", "=", inspectionId).orderBy("added_in_version").orderBy("created_at").orderBy("id").execute();
 }
 
 function reportChecks(report: InspectionReport | undefined, extra?: (c: Check) => void) {
@@ -102,7 +102,7 @@ export function inspectionHandlers(ctx: SitesContext): Handlers {
       checkScoped(req);
       return readSite(ctx, req, async (site) => {
         const rows = await db.selectFrom("inspections").selectAll().where("site_id", "=", site.id).orderBy("inspected_on").orderBy("inspection_id").orderBy("version").execute();
-        const photos = await db.selectFrom("photos").select(PHOTO_COLUMNS).where("site_id", "=", site.id).orderBy("created_at").orderBy("id").execute();
+        const photos = await db.selectFrom("photos").select(PHOTO_COLUMNS).where("site_id", "=", site.id).orderBy("added_in_version").orderBy("created_at").orderBy("id").execute();
         const latest = new Map<string, number>();
         for (const r of rows) latest.set(r.inspection_id, Math.max(latest.get(r.inspection_id) ?? 0, Number(r.version)));
         return { inspections: rows.map((r) => toInspection(r, photos, latest.get(r.inspection_id)!)) };

@@ -3,11 +3,12 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SitesService } from "@permits/proto/sites/v1/sites";
 import { invalidArgument, resourceNotFound, ViolationReason } from "@permits/rules";
 import { appendAudit, sha256Hex } from "../audit.js";
-import { changeSite, checkScoped, guard, newId, readSite, type SitesContext, timestamp, today } from "../context.js";
+import { changeSite, checkScoped, guard, latestDetermination, newId, readSite, type SitesContext, timestamp, today } from "../context.js";
 import { detailsJson, toDetermination, toSite } from "../convert.js";
 import type { SiteRow } from "../db/schema.js";
 import { retentionFor } from "../retention.js";
 import { Check, checkCaller, checkSiteDetails, LIMITS } from "../validate.js";
+import { clearRulesChanges } from "../alerts/rules-changed.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createSite" | "getSite" | "listSites" | "updateSite" | "closeSite" | "saveDetermination" | "getDetermination">;
 
@@ -114,6 +115,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
       return changeSite(ctx, req, async (trx, site, at) => {
         const row = { id: newId("det"), site_id: site.id, answer_json: req.answerJson, dataset_version: parsed.datasetVersion, permit_id: parsed.permitId, permit_version: parsed.permitVersion, sha256: sha256Hex(req.answerJson), saved_at: at, saved_by: req.actor };
         await trx.insertInto("determinations").values(row).execute();
+        await clearRulesChanges(trx, site.id, at);
         return { result: { determination: toDetermination(row) }, audit: { action: "determination.saved", subjectId: row.id, detail: { sha256: row.sha256, datasetVersion: row.dataset_version, permitId: row.permit_id, permitVersion: row.permit_version } } };
       });
     },
@@ -121,7 +123,7 @@ export function siteHandlers(ctx: SitesContext): Handlers {
     async getDetermination(req) {
       checkScoped(req);
       return readSite(ctx, req, async (site) => {
-        const row = await db.selectFrom("determinations").selectAll().where("site_id", "=", site.id).orderBy("saved_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst();
+        const row = await latestDetermination(db, site.id);
         if (!row) throw resourceNotFound(`site ${site.id} has no saved determination yet`, "determination", site.id, []);
         return { determination: toDetermination(row) };
       });

@@ -4,7 +4,6 @@ import type { SitesService } from "@permits/proto/sites/v1/sites";
 import { sha256Hex, verifyChain } from "../audit.js";
 import { checkScoped, guard, readSite, type SitesContext, today } from "../context.js";
 import { RECORD_TABLES } from "../db/schema.js";
-import { exportFiles, zipFiles } from "../export.js";
 import { deleteSiteDeliveries } from "../webhooks/queue.js";
 import { Check, LIMITS } from "../validate.js";
 
@@ -23,6 +22,7 @@ export async function purgeExpired(ctx: SitesContext, asOf: string): Promise<str
       for (const table of RECORD_TABLES) await trx.deleteFrom(table).where("site_id", "=", id).execute();
       await deleteSiteDeliveries(trx, id);
       await trx.deleteFrom("site_events").where("site_id", "=", id).execute();
+      await trx.deleteFrom("site_rules_changes").where("site_id", "=", id).execute();
       await trx.deleteFrom("sites").where("id", "=", id).execute();
     });
     purged.push(id);
@@ -48,6 +48,8 @@ export function trailHandlers(ctx: SitesContext): Handlers {
 
     async exportSite(req) {
       checkScoped(req);
+      // The ZIP writer (fflate) loads with the first export, not with the service.
+      const { exportFiles, zipFiles } = await import("../export.js");
       return readSite(ctx, req, async (site) => {
         // One snapshot of the site: a change between two reads cannot split the export.
         const tx = ctx.kind === "postgres" ? db.transaction().setIsolationLevel("repeatable read") : db.transaction();

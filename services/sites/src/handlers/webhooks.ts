@@ -10,7 +10,6 @@ import { EVENT_TYPES } from "../events/outbox.js";
 import { queueDeliveries, TEST_EVENT_TYPE } from "../webhooks/queue.js";
 import { newSigningSecret, seal } from "../webhooks/secrets.js";
 import { MAX_ENDPOINTS, ROTATION_OVERLAP_MS, type WebhookSettings } from "../webhooks/settings.js";
-import { checkHost, TargetRefused, urlProblem } from "../webhooks/targets.js";
 import { Check, checkCaller, LIMITS } from "../validate.js";
 
 type Handlers = Pick<ServiceImpl<typeof SitesService>, "createWebhookEndpoint" | "listWebhookEndpoints" | "updateWebhookEndpoint" | "deleteWebhookEndpoint" | "rotateWebhookSecret" | "listWebhookAttempts" | "sendTestWebhook">;
@@ -63,6 +62,8 @@ export function webhookHandlers(ctx: SitesContext): Handlers {
   return {
     async createWebhookEndpoint(req) {
       const s = settings();
+      // The address checks (DNS, ipaddr.js) load with the first registration, not with the service.
+      const { checkHost, TargetRefused, urlProblem } = await import("../webhooks/targets.js");
       const c = checkCaller(new Check(), req).required("url", req.url, 2000);
       const problem = req.url.trim() === "" ? undefined : urlProblem(req.url, s.policy);
       if (problem) c.add("url", problem);

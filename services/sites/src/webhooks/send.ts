@@ -1,7 +1,6 @@
 // One delivery attempt: a POST that follows no redirect, gives up after the timeout, and keeps at
 // most the first kilobyte of the answer. Never throws: every outcome is a status and plain words.
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingMessage } from "node:http";
 import { StringDecoder } from "node:string_decoder";
 import { checkHost, guardedLookup, TargetRefused, type TargetPolicy } from "./targets.js";
 
@@ -43,7 +42,10 @@ export async function postWebhook(target: string, headers: Record<string, string
   } catch (e) {
     return failed(e instanceof TargetRefused ? e.message : "The endpoint's address could not be checked.");
   }
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  // The CommonJS module, not an ESM import: importing node:http as a module reads every export,
+  // and its WebSocket getters load Node's bundled fetch client (undici), HTTP/2 and zlib, about
+  // 10 MB this request never uses.
+  const { request: send } = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
   return new Promise((resolve) => {
     let settled = false;
     const finish = (r: AttemptResult) => {

@@ -1,15 +1,13 @@
-// The delivery worker: claims due deliveries, posts each signed (Standard Webhooks, with every
-// secret that currently signs), and records the attempt. At least once: a claim pushes the
-// delivery's next attempt past the attempt's timeout (a lease), so a process killed mid-attempt
-// leaves it to be tried again; a restart loses nothing. Replicas are safe: PostgreSQL claims with
+// The delivery worker: claims due deliveries, posts each signed (deliver.ts, loaded with the first
+// delivery due), and records the attempt. At least once: a claim pushes the delivery's next
+// attempt past the attempt's timeout (a lease), so a process killed mid-attempt leaves it to be
+// tried again; a restart loses nothing. Replicas are safe: PostgreSQL claims with
 // FOR UPDATE SKIP LOCKED (each row to one worker), SQLite's claim is one process's IMMEDIATE
 // transaction. Time is the service's clock, so tests move it.
-import { Webhook } from "standardwebhooks";
 import type { SitesContext } from "../context.js";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../db/schema.js";
 import { newId, timestamp } from "../context.js";
-import { unseal } from "./secrets.js";
-import { type AttemptResult, postWebhook } from "./send.js";
+import type { AttemptResult } from "./send.js";
 import type { WebhookSettings } from "./settings.js";
 
 /** Deliveries claimed at once by one worker. */
@@ -22,18 +20,6 @@ const BATCH = 10;
 export function backoffMs(settings: Pick<WebhookSettings, "retryBaseMs" | "retryMaxMs">, failedAttempts: number, random: () => number): number {
   const capped = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(failedAttempts - 1, 40));
   return Math.round(capped / 2 + (random() * capped) / 2);
-}
-
-/** The secrets that sign now: the current one, and the one before it during the rotation overlap. */
-export function signingSecrets(key: Buffer, endpoint: Pick<WebhookEndpointRow, "secret_sealed" | "previous_secret_sealed" | "previous_secret_until">, now: string): string[] {
-  const out = [unseal(key, endpoint.secret_sealed)];
-  if (endpoint.previous_secret_sealed && endpoint.previous_secret_until && endpoint.previous_secret_until > now) out.push(unseal(key, endpoint.previous_secret_sealed));
-  return out;
-}
-
-/** The three headers; `webhook-signature` holds one `v1,…` per signing secret, space-separated. */
-export function signedHeaders(secrets: readonly string[], id: string, at: Date, payload: string): Record<string, string> {
-  return { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": secrets.map((s) => new Webhook(s).sign(id, at, payload)).join(" ") };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -78,9 +64,10 @@ export class DeliveryWorker {
   private async attempt(d: WebhookDeliveryRow): Promise<void> {
     const endpoint = await this.ctx.db.selectFrom("webhook_endpoints").selectAll().where("id", "=", d.endpoint_id).executeTakeFirst();
     if (!endpoint) return; // removed meanwhile, with its deliveries
+    // Signing and sending load with the first delivery due (deliver.ts), not with the worker.
+    const { attemptDelivery } = await import("./deliver.js");
     const at = new Date(this.ctx.clock.now());
-    const headers = signedHeaders(signingSecrets(this.settings.key, endpoint, at.toISOString()), d.event_id, at, d.payload);
-    const result = await postWebhook(endpoint.url, headers, d.payload, { policy: this.settings.policy, timeoutMs: this.settings.timeoutMs });
+    const result = await attemptDelivery(this.settings, endpoint, d.event_id, at, d.payload);
     await this.record(d, endpoint, at.toISOString(), result);
   }
 
