@@ -1,6 +1,7 @@
 // Every tier's windows through the gateway with a settable clock: the N+1th call refused with
 // the right body and headers, windows resetting, buckets apart, usage, idempotency.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Surface } from "@permits/proto/common/v1/common";
 import { KeyKind, Plan, SubscriptionStatus } from "@permits/proto/entitlement/v1/entitlement";
 import { ManualClock, startEmbedded, type Embedded } from "./support/embedded.js";
 
@@ -145,10 +146,17 @@ describe("document 2 tiers", () => {
 
     await e.setLocalSubscription({ subscriptionId: "sub_pro_limits", status: SubscriptionStatus.ACTIVE });
     const pro = (await e.recoverLegacyKey({ subscriptionId: "sub_pro_limits" })).apiKey;
-    const statuses = await callN(5001, () => nwpCall({ "x-api-key": pro }));
-    expect(statuses.slice(0, 5000).every((s) => s === 200)).toBe(true);
-    expect(statuses[5000]).toBe(429);
-  }, 60_000);
+    // The first 4,990 of the day are spent on the rate-limit service itself, in the subscription's
+    // bucket under the Pro policy: counting them out one by one through the gateway took 37 s of
+    // this file's 46 (2026-11-28), and the service's counting to the real 5,000 is
+    // services/ratelimit/src/decide.test.ts's. Here: the gateway meters a Pro key on that policy
+    // and bucket, and refuses at 5,000.
+    const { principal } = await e.authenticate({ surface: Surface.NWP, apiKey: pro, clientIp: "192.0.2.1" });
+    expect((await gw.clients.ratelimit.decide({ policy: "nwp.pro", bucket: principal!.bucket, cost: 4990 })).allowed).toBe(true);
+    const statuses = await callN(11, () => nwpCall({ "x-api-key": pro }));
+    expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+    expect(statuses[10]).toBe(429);
+  });
 });
 
 describe("key recovery", () => {

@@ -185,18 +185,24 @@ describe("a client that half-closes after a complete request", () => {
 });
 
 describe("draining with kept-alive connections", () => {
-  it("a request written after SIGTERM gets the drain's 503; a silent connection is ended after its quiet time; none goes unanswered (20 connections)", async () => {
+  /** Short, so that the silent connections' keep-alive time passes within the test. */
+  const KEEP_ALIVE_MS = 1500;
+  it("a request written after SIGTERM gets the drain's 503; a silent connection stays open for its keep-alive time, then closes; none goes unanswered (20 connections)", async () => {
     // LOG_LEVEL info: the test waits for the gateway's "shutting down" line below.
-    const g = await startGatewayProcess({ TIERS_FILE: generousTiersFile(), LOG_LEVEL: "info" });
+    const g = await startGatewayProcess({ TIERS_FILE: generousTiersFile(), LOG_LEVEL: "info", KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS) });
     const request = "GET /api/v1/jurisdictions/TX HTTP/1.1\r\nHost: x\r\n\r\n";
-    type Conn = { socket: net.Socket; got: string; ended: boolean; written: number };
+    type Conn = { socket: net.Socket; got: string; ended: boolean; endedAt?: number; written: number };
     const conns: Conn[] = await Promise.all(
       Array.from({ length: 20 }, () =>
         new Promise<Conn>((resolve) => {
           const c: Conn = { socket: net.connect(g.port, "127.0.0.1"), got: "", ended: false, written: 0 };
           c.socket.on("data", (d) => (c.got += d.toString("latin1")));
-          c.socket.on("end", () => (c.ended = true));
-          c.socket.on("error", () => (c.ended = true));
+          const end = () => {
+            c.ended = true;
+            c.endedAt ??= Date.now();
+          };
+          c.socket.on("end", end);
+          c.socket.on("error", end);
           c.socket.on("connect", () => resolve(c));
         }),
       ),
@@ -209,12 +215,14 @@ describe("draining with kept-alive connections", () => {
     for (const c of conns) write(c);
     for (let t = 0; t < 100 && conns.some((c) => answers(c).length === 0); t++) await new Promise((r) => setTimeout(r, 50));
     expect(conns.map((c) => answers(c))).toEqual(conns.map(() => [200]));
+    const answeredAt = Date.now();
     g.stop();
     // "After SIGTERM" means after the gateway has it: on a loaded machine a request written at once
     // can be answered before the signal's handler runs (seen in CI: a 200 where the 503 was due).
     for (let t = 0; t < 200 && !g.proc.output().includes("shutting down"); t++) await new Promise((r) => setTimeout(r, 5));
-    // Half the connections write again, one every 10 ms from the signal on (within the quiet time
-    // after which a silent connection is ended); the other half stay silent.
+    // Half the connections write again, one every 10 ms from the signal on; the other half stay
+    // silent, and the drain must not end them before the keep-alive time the gateway announced
+    // (a client may still send on them until then).
     const writers = conns.slice(0, 10);
     await Promise.all(writers.map((c, i) => new Promise((r) => setTimeout(() => r(write(c)), i * 10))));
     await new Promise((resolve) => g.proc.child.once("exit", resolve));
@@ -226,6 +234,7 @@ describe("draining with kept-alive connections", () => {
     for (const c of conns.slice(10)) {
       expect(answers(c)).toEqual([200]);
       expect(c.ended).toBe(true);
+      expect(c.endedAt! - answeredAt).toBeGreaterThanOrEqual(KEEP_ALIVE_MS - 100);
     }
   }, 30_000);
 

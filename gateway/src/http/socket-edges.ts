@@ -20,7 +20,12 @@ export const socketEdges = fp<{ total: number; perAddress: number; drainMs: numb
     const connections = limitConnections(app.server, total, perAddress, () => surfaceOfPath);
     answerServerEdges(app.server, () => surfaceOfPath);
     // Requests already on their way over kept-alive connections get the drain's 503, not a closed socket.
-    app.addHook("preClose", (done) => void connections.drain(drainMs).then(() => done()));
+    app.addHook("preClose", (done) =>
+      void connections.drain(drainMs).then((cut) => {
+        if (cut > 0) app.log.warn({ cut }, "drain deadline passed: connections with no complete request cut");
+        done();
+      }),
+    );
     // Node's own answer to a request without Host is a bare 400 (the server is built with
     // requireHostHeader off so that the request reaches this hook).
     app.addHook("onRequest", (req, reply, done) => {
@@ -139,14 +144,7 @@ export function answerServerEdges(server: HttpServer, surfaceOf: () => SurfaceOf
  */
 export function limitConnections(server: HttpServer, total: number, perAddress: number, surfaceOf: () => SurfaceOfPath): Connections {
   const open = new Map<string, number>();
-  // Each admitted connection, with when it was admitted or, once the drain has begun, last sent bytes.
-  const admitted = new Map<Socket, number>();
-  let draining = false;
-  // Only the drain asks when a connection last sent anything (and only since it began), so the
-  // time is kept from then on rather than on every chunk of every request.
-  function sentNow(this: Socket): void {
-    admitted.set(this, Date.now());
-  }
+  const admitted = new Set<Socket>();
   let all = 0;
   // The HTTP server's own listeners run only for admitted connections.
   const httpListeners = server.listeners("connection") as ((socket: Socket) => void)[];
@@ -162,8 +160,7 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
     }
     all++;
     open.set(address, n);
-    admitted.set(socket, Date.now());
-    if (draining) socket.on("data", sentNow);
+    admitted.add(socket);
     socket.once("close", () => {
       all--;
       admitted.delete(socket);
@@ -174,29 +171,29 @@ export function limitConnections(server: HttpServer, total: number, perAddress: 
     for (const listener of httpListeners) listener.call(server, socket);
   });
   return {
-    drain: (deadlineMs) => {
-      draining = true;
-      for (const socket of admitted.keys()) socket.on("data", sentNow);
-      return drainConnections(admitted, deadlineMs).then(() => {
+    drain: (deadlineMs) =>
+      drainConnections(admitted, deadlineMs).then(() => {
         // server.close() stops Node's head and request timeouts, so a connection still waiting
         // on its client at the deadline (a head or body that never completes) would hold the
         // close, and the process, for ever. Only answers being written are waited for.
-        for (const socket of admitted.keys()) if (!answering(socket)) socket.destroy();
-      });
-    },
+        const cut = [...admitted].filter((socket) => !answering(socket));
+        for (const socket of cut) socket.destroy();
+        return cut.length;
+      }),
   };
 }
 
 export interface Connections {
   /**
-   * Resolves once every admitted connection has closed, or at the deadline. A connection with no
-   * request in progress is ended once nothing has arrived on it for DRAIN_QUIET_MS since the drain
-   * began, so that a request already on its way is read (and told to retry elsewhere) rather than
-   * cut off; ending idle connections at once, as Node's server.close() does, loses such requests.
-   * At the deadline every connection still open is cut, except one whose request has fully
-   * arrived and whose answer is still being written.
+   * Resolves once every admitted connection has closed, or at the deadline, with the number of
+   * connections then cut (open, with no complete request to answer). A request arriving on a
+   * connection meanwhile gets the drain's 503 and `Connection: close`. An idle connection is not
+   * ended: Node's server told its client how long it stays open (`Keep-Alive: timeout=`, from
+   * KEEP_ALIVE_TIMEOUT_MS), and a client may send a request on it until then, so ending it sooner
+   * races that request (the client sees the connection closed under it and cannot know whether
+   * it was read). It closes as outside a drain, by its client or by Node's keep-alive timeout.
    */
-  drain(deadlineMs: number): Promise<void>;
+  drain(deadlineMs: number): Promise<number>;
 }
 
 /** A connection whose request has fully arrived and whose answer is not yet written out. */
@@ -204,28 +201,16 @@ function answering(socket: Socket): boolean {
   return responseInFlight(socket)?.req.complete === true;
 }
 
-/** Silence on an idle connection, while draining, after which it is ended. */
-export const DRAIN_QUIET_MS = 250;
 const DRAIN_POLL_MS = 50;
 
-function drainConnections(admitted: Map<Socket, number>, deadlineMs: number): Promise<void> {
-  const started = Date.now();
-  const deadline = started + deadlineMs;
-  const quiet = (socket: Socket, now: number) =>
-    !responseInFlight(socket) && now - Math.max(admitted.get(socket) ?? 0, started) >= DRAIN_QUIET_MS;
+function drainConnections(admitted: Set<Socket>, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
   return new Promise((resolve) => {
-    const sweep = () => {
-      const now = Date.now();
-      const candidates = [...admitted.keys()].filter((s) => !s.writableEnded && quiet(s, now));
-      // Ended after the next poll phase has read whatever already arrived, so a request on its
-      // way is answered (the drain's 503) rather than cut off.
-      setImmediate(() => {
-        for (const s of candidates) if (quiet(s, Date.now())) s.end();
-      });
-      if (admitted.size === 0 || now >= deadline) return resolve();
-      setTimeout(sweep, DRAIN_POLL_MS).unref();
+    const poll = () => {
+      if (admitted.size === 0 || Date.now() >= deadline) return resolve();
+      setTimeout(poll, DRAIN_POLL_MS).unref();
     };
-    sweep();
+    poll();
   });
 }
 

@@ -38,7 +38,14 @@ const site = fc.record({
   aridClimate: opt(fc.boolean()),
 });
 
-test("never throws anything but InvalidArgument, and is deterministic", () => {
+/**
+ * Inputs tried, on a fixed seed (the same sequence, so a short run is the start of a long one):
+ * 500 in npm test; `npm run fuzz` and CI's last Node version run 3,000 (PROPERTY_RUNS), which took
+ * this file 20 s of its 30 on a loaded 2-core machine (2026-11-28).
+ */
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+
+test(`never throws anything but InvalidArgument, and is deterministic (${RUNS} inputs)`, () => {
   let answered = 0;
   fc.assert(
     fc.property(site, (s) => {
@@ -57,9 +64,10 @@ test("never throws anything but InvalidArgument, and is deterministic", () => {
       expect(a.notices.length).toBeGreaterThanOrEqual(2);
       expect(requirementsForSite(ds, input, TODAY).requirementCount).toBe(a.requirements.length);
     }),
-    { numRuns: 3000, seed: 20261121 },
+    { numRuns: RUNS, seed: 20261121 },
   );
-  expect(answered).toBeGreaterThan(300);
+  // Most inputs are refused; at least a tenth must reach a determination, or little is tried.
+  expect(answered).toBeGreaterThan(RUNS / 10);
 });
 
 test("throughput: more than 50,000 determinations per second on one core", () => {
