@@ -11,6 +11,7 @@ const TIMED = [
   "services/stormwater/src/engine/property.test.ts",
   "services/nwp/src/engine/engine.test.ts",
   "services/ratelimit/src/resilient-store.test.ts",
+  "test/slow-clients.test.ts",
 ];
 
 export default defineConfig({
