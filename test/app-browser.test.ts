@@ -179,7 +179,7 @@ describe("the app in chromium", () => {
 
         await page.goto(`${base}${reportUrl}`);
         // The amendment form waits behind its summary: closed until asked for.
-        expect(await page.$eval("#reason", (e) => (e as HTMLElement).offsetParent === null)).toBe(true);
+        expect(await page.$eval("#reason", (e) => e.checkVisibility())).toBe(false);
         await page.click("summary::-p-text(Amend this report)");
         await page.type("#reason", "The weather was recorded wrong");
         await page.$eval("#weather", (i) => ((i as HTMLInputElement).value = "Light rain, 48 F"));
