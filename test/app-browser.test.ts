@@ -152,6 +152,8 @@ describe("the app in chromium", () => {
         await page.type("#signed_by", "Dana Ortiz");
         await submit(page, `form[action='${reportUrl}/sign'] button`);
         expect(await page.content()).toContain("signed by Dana Ortiz");
+        // The heading's date stays on one line (a hyphen is a place a line may break).
+        expect(await page.$eval("h1 .nowrap", (e) => e.getClientRects().length)).toBe(1);
         await check(page, width, "06-signed-inspection");
 
         // Changing the signed report (a hand-made post to the draft's form address) is refused.
@@ -176,6 +178,9 @@ describe("the app in chromium", () => {
         await check(page, width, "07-change-refused");
 
         await page.goto(`${base}${reportUrl}`);
+        // The amendment form waits behind its summary: closed until asked for.
+        expect(await page.$eval("#reason", (e) => e.checkVisibility())).toBe(false);
+        await page.click("summary::-p-text(Amend this report)");
         await page.type("#reason", "The weather was recorded wrong");
         await page.$eval("#weather", (i) => ((i as HTMLInputElement).value = "Light rain, 48 F"));
         await (await page.$("#photos"))!.uploadFile(PHOTO);

@@ -140,6 +140,7 @@ describe("photos on an amendment", () => {
     const noReason = await amend({ reason: " " }, [{ field: "photos", filename: "repair.png", type: "image/png", bytes: PNG }]);
     expect(noReason.statusCode).toBe(400);
     expect(noReason.body).toContain('<span class="field-error" id="reason-error">Say why the report is amended.</span>');
+    expect(noReason.body).toContain("<details open><summary>Amend this report</summary>"); // open, so the errors show
     expect((await v.get(report)).body).not.toContain("Version 2");
 
     const ok = await amend({ reason: "repair photo" }, [{ field: "photos", filename: "repair.png", type: "image/png", bytes: PNG }]);
@@ -162,7 +163,7 @@ describe("photos on an amendment", () => {
     const other = await signedIn(otherKey);
     for (const url of [photo, report, `${report}?version=1`]) expect((await other.get(url)).statusCode, url).toBe(404);
     expect((await v.get(`${report}?version=3`)).statusCode).toBe(404);
-    expect((await v.get(at)).body).toContain(`<a href="${report}">Inspection of 2026-11-27</a> (routine, 2 photo(s)): amendment (version 2), not signed yet`);
+    expect((await v.get(at)).body).toContain(`<a href="${report}">Inspection of <span class="nowrap">2026-11-27</span></a> (routine, 2 photo(s)): amendment (version 2), not signed yet`);
   }, 60_000);
 
   it("takes photos with a change of the draft too, refusing a non-image beside the field", async () => {

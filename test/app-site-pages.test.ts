@@ -141,7 +141,12 @@ describe("editing a site", () => {
     expect([saved.statusCode, saved.headers.location]).toEqual([303, at]);
     const page = (await v.get(at)).body;
     expect(page).toContain("<h1>After the edit</h1>");
-    expect(page).toContain("6.5 acres disturbed");
+    // The reason in words alone (the API's answer also writes the comparison in figures, "(6.5 >= 1)").
+    expect(page).toContain("6.5 acres disturbed is at or above the 1-acre threshold, so stormwater permit coverage is required.");
+    expect(page).not.toContain("&gt;= 1");
+    // One way to record an inspection on the page, with the other things done on site.
+    expect(page.split(">Record an inspection</a>")).toHaveLength(2);
+    expect(page).toContain(`<a class="button" href="${at}/inspections/new">Record an inspection</a> <a class="button secondary" href="${at}/rain-events/new">Enter rain</a>`);
     expect(page).toContain("Version 1 was made from an earlier answer for this site");
     // The frequency chosen is still one the permit offers: kept.
     expect(page).toMatch(/value="inspection\.frequency\.option1" checked/);
@@ -161,12 +166,18 @@ describe("editing a site", () => {
     const at = await addSite(v, "Kept as it was");
     const res = await send(v, `${at}/edit`, at, { name: "", ...MA_SITE, acres: "lots", state: "ZZ" });
     expect(res.statusCode).toBe(400);
-    expect(res.body).toContain('<span class="field-error" id="acres-error">acres must be a number, got &quot;lots&quot;.</span>');
+    // The form's own labels and words, never the API's field names (which its JSON answers keep).
+    expect(res.body).toContain('<span class="field-error" id="acres-error">Total acres disturbed over the whole project: give a number of acres, 0 or more, e.g. 4.5 (“lots” is not a number).</span>');
     expect(res.body).toContain('<span class="field-error" id="name-error">Give the site a name.</span>');
     expect(res.body).toContain('value="ZZ"');
     const unknownState = await v.post(at, { name: "x", ...MA_SITE, state: "ZZ" });
     expect(unknownState.statusCode).toBe(400);
-    expect(unknownState.body).toMatch(/id="state-error">[^<]*ZZ/);
+    expect(unknownState.body).toContain('<span class="field-error" id="state-error">State (two letters, e.g. TX): “ZZ” is not a US state, territory or DC code.</span>');
+    const missing = await v.post(at, { name: "x", ...MA_SITE, acres: "", maxDisturbedAcresAtOneTime: "" });
+    expect(missing.body).toContain('<span class="field-error" id="acres-error">Total acres disturbed over the whole project: the permit answer needs this.</span>');
+    const tooMany = await v.post(at, { name: "x", ...MA_SITE, maxDisturbedAcresAtOneTime: "5" });
+    expect(tooMany.body).toContain('<span class="field-error" id="maxDisturbedAcresAtOneTime-error">Most acres open at any one time: this cannot be more than the total acres disturbed.</span>');
+    for (const body of [res.body, unknownState.body, missing.body, tooMany.body]) expect(body).not.toMatch(/disturbedAcres|maxDisturbedAcresAtOneTime \(| is required/);
     expect((await v.get(at)).body).toContain("<h1>Kept as it was</h1>");
     expect((await keptAnswers(v, at)).size).toBe(1);
   }, 60_000);
@@ -206,7 +217,14 @@ describe("closing a site", () => {
     const again = await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" });
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain("This site was already closed on 2026-11-28, and a closed site cannot change.");
-    for (const path of ["/edit", "/close", "/rain-events/new"]) expect((await v.get(at + path)).statusCode, path).toBe(409);
+    for (const path of ["/edit", "/close", "/rain-events/new", "/inspections/new"]) expect((await v.get(at + path)).statusCode, path).toBe(409);
+    // Every change page of a closed site says so, with until when its records are kept, rather than a form that cannot be saved.
+    const inspectionForm = (await v.get(`${at}/inspections/new`)).body;
+    expect(inspectionForm).toContain("<h1>Record an inspection</h1>");
+    expect(inspectionForm).toContain("<strong>Records kept until 2029-11-28.</strong>");
+    expect(inspectionForm).not.toContain(`action="${at}/inspections"`);
+    const inspectionSent = await v.postMultipart(`${at}/inspections`, { inspected_on: "2026-11-28", type: "routine" }, []);
+    expect([inspectionSent.statusCode, inspectionSent.body.includes("<strong>Closed on 2026-11-28</strong>")]).toEqual([409, true]);
     expect((await v.post(`${at}/rain-events`, { occurred_on: "2026-11-28", inches: "1", measured_by: "gauge" })).statusCode).toBe(409);
     expect((await v.post(at, { name: "Renamed", ...MA_SITE })).statusCode).toBe(409);
     expect((await v.get(at)).body).toContain("<h1>Finished site</h1>");

@@ -151,12 +151,13 @@ describe("GET / and signing in", () => {
 });
 
 describe("sites and the plan document", () => {
-  it("shows the parser's errors beside their fields and keeps what was typed", async () => {
+  it("shows the parser's errors beside their fields, under the form's labels, and keeps what was typed", async () => {
     const v = await signedIn();
     await v.get("/app/sites/new");
     const res = await v.post("/app/sites", { name: "Bad input", ...SITE, state: "ZZ", acres: "lots", partOfLargerPlan: "true" });
     expect(res.statusCode).toBe(400);
-    expect(res.body).toMatch(/<span class="field-error" id="acres-error">acres must be a number, got &quot;lots&quot;\.<\/span>/);
+    expect(res.body).toContain('<span class="field-error" id="acres-error">Total acres disturbed over the whole project: give a number of acres, 0 or more, e.g. 4.5 (“lots” is not a number).</span>');
+    expect(res.body).toContain('<li><a href="#acres">Total acres disturbed over the whole project: give a number'); // the summary at the top says which field too
     expect(res.body).toContain('value="ZZ"');
     const unknown = await v.post("/app/sites", { name: "Bad state", ...SITE, state: "ZZ" });
     expect(unknown.statusCode).toBe(400);
@@ -249,7 +250,9 @@ describe("inspections, corrective actions and exports", () => {
     expect((await v.post(`${report}/sign`, { signed_by: "Dana Ortiz", agree: "true" })).statusCode).toBe(303);
     const signed = await v.get(report);
     expect(signed.body).toContain("signed by Dana Ortiz on 2026-11-28");
-    expect(signed.body).toContain("Amend this report");
+    // The date in the heading never breaks at its hyphens; the amendment form waits behind its summary.
+    expect(signed.body).toContain('<h1>Inspection of <span class="nowrap">2026-11-27</span></h1>');
+    expect(signed.body).toContain("<details><summary>Amend this report</summary>");
 
     const change = await v.post(report, { inspected_on: "2026-11-27", weather: "rain" });
     expect(change.statusCode).toBe(409);

@@ -13,6 +13,9 @@ const COVERAGE_WORDS: Record<number, string> = {
   [Coverage.VERIFY]: "Check with the agency: the service will not answer this from what it holds",
 };
 
+/** The coverage reason as a page says it: the comparison the answer also writes in figures, e.g. " (4.5 >= 1)", is already said in words beside it. */
+const coverageWords = (reason: string) => reason.replace(/ \([^()]* (?:>=|<) [^()]*\)/g, "");
+
 export function confidenceMark(c: Confidence): Html {
   return c === Confidence.VERIFIED ? html`<span class="verified">Verified</span>` : html`<span class="unverified">Unverified</span>`;
 }
@@ -55,7 +58,7 @@ export function determinationView(d: Determination): Html {
     ? html`<details><summary>Show the ${d.requirements.length} requirements, each with its source</summary><table class="stack"><thead><tr><th>Requirement</th><th>What it asks</th><th>Source</th></tr></thead><tbody>${d.requirements.map(requirementRow)}</tbody></table></details>`
     : html`<p class="notice"><strong>${d.notices.find((n) => n.startsWith("No requirements are listed because")) ?? "No requirements are listed."}</strong> An empty list does not mean nothing is required: ask ${agency}.</p>`;
   return html`<section aria-labelledby="determination"><h2 id="determination">Which permit, and what it requires</h2>
-<p><strong>${COVERAGE_WORDS[d.coverage] ?? "Coverage not known"}.</strong> ${d.coverageReason}</p>
+<p><strong>${COVERAGE_WORDS[d.coverage] ?? "Coverage not known"}.</strong> ${coverageWords(d.coverageReason)}</p>
 ${permit}
 <p><strong>Permitting authority:</strong> ${j?.name ?? ""}: ${agency}. ${j ? confidenceMark(j.confidence) : ""}</p>
 <h3>Notices</h3>

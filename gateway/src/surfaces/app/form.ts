@@ -2,18 +2,27 @@
 // Errors arrive as a BadRequest's violations (from the same parser the API uses, or a service);
 // each is shown beside the field it names.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { badRequestOf } from "@permits/rules";
+import { badRequestOf, ViolationReason } from "@permits/rules";
+import type { FieldViolation } from "@permits/proto/common/v1/common";
 import { html, type Html } from "./html.js";
 
 export type FieldErrors = Map<string, string[]>;
 
-/** A field's errors, by the field's form name (a service's "details.input.state" is "state"). */
-export function fieldErrorsOf(err: unknown, rename: (field: string) => string = (f) => f): FieldErrors | undefined {
+/** A refused field's words on a form, by its form name and the refusal; undefined keeps the refusal's own words. */
+export type FieldWords = (name: string, v: Pick<FieldViolation, "reason">) => string | undefined;
+
+/**
+ * A field's errors, by the field's form name (a service's "details.input.state" is "state"), in
+ * the form's `words` where it has them: the API's words name its own fields, a form has labels.
+ */
+export function fieldErrorsOf(err: unknown, rename: (field: string) => string = (f) => f, words?: FieldWords): FieldErrors | undefined {
   if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) return undefined;
   const out: FieldErrors = new Map();
-  for (const v of badRequestOf(err)?.violations ?? [{ field: "", description: err.rawMessage }]) {
+  for (const v of badRequestOf(err)?.violations ?? [{ field: "", description: err.rawMessage, reason: ViolationReason.UNSPECIFIED }]) {
     const name = rename(v.field);
-    out.set(name, [...(out.get(name) ?? []), v.description]);
+    const said = words?.(name, v) ?? v.description;
+    // One sentence per field: the parser may give the same field's refusal twice in the form's words.
+    if (!out.get(name)?.includes(said)) out.set(name, [...(out.get(name) ?? []), said]);
   }
   return out;
 }

@@ -90,13 +90,14 @@ ${errorSummary(p.errors)}
 <form method="post" action="${url}" enctype="multipart/form-data" novalidate>${csrfField(p.token)}${fields}
 ${photosField(p.errors, latest.photos.length)}<p><button type="submit" class="secondary">Save changes</button></p></form>`;
   }
-  return html`<h2>Amend this report</h2>
+  // Closed until asked for (the signed report is what the page is for), open when a sent amendment was refused, so its errors show.
+  return html`<details${p.errors?.size ? html` open` : ""}><summary>Amend this report</summary>
 <p>A signed report never changes. An amendment is a new version with your reason; this signed version stays as it is, with its own photos, and the amendment is signed in its turn. Photos added here are kept with the amendment.</p>
 ${errorSummary(p.errors)}
 <form method="post" action="${url}/amendments" enctype="multipart/form-data" novalidate>${csrfField(p.token)}
 ${textarea({ name: "reason", label: "Why it is amended", required: true }, p.values, p.errors)}
 ${fields}
-${photosField(p.errors, latest.photos.length)}<p><button type="submit">Save the amendment</button></p></form>`;
+${photosField(p.errors, latest.photos.length)}<p><button type="submit">Save the amendment</button></p></form></details>`;
 }
 
 export function inspectionPage(p: InspectionPage): Html {
@@ -105,7 +106,7 @@ export function inspectionPage(p: InspectionPage): Html {
   const base = `/app/sites/${p.siteId}/inspections/${latest.id}`;
   const others = versions.filter((v) => v.version !== shown.version);
   return html`<p><a href="/app/sites/${p.siteId}">← ${p.siteName}</a></p>
-<h1>Inspection of ${shown.report!.inspectedOn}</h1>
+<h1>Inspection of <span class="nowrap">${shown.report!.inspectedOn}</span></h1>
 <p><strong>Version ${shown.version}:</strong> ${statusWords(shown)}${shown.amendmentReason ? html`. Reason: ${shown.amendmentReason}` : ""}</p>
 ${shown.superseded ? html`<p class="notice">A later version amends this one. <a href="${base}">See the latest version</a>.</p>` : ""}
 ${reportTable(shown)}

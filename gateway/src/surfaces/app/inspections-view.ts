@@ -30,8 +30,7 @@ ${textarea({ name: "note", id: `note-${c.id}`, label: "What was done", required:
 export function inspectionsView(siteId: string, all: readonly Inspection[], open: readonly CorrectiveAction[], token: string, writable: boolean, today: string): Html {
   const reports = latestVersions(all).sort((a, b) => b.report!.inspectedOn.localeCompare(a.report!.inspectedOn));
   return html`<section aria-labelledby="inspections"><h2 id="inspections">Inspections</h2>
-${writable ? html`<p><a class="button" href="/app/sites/${siteId}/inspections/new">Record an inspection</a></p>` : ""}
-${reports.length ? html`<ul class="cards">${reports.map((i) => html`<li><a href="/app/sites/${siteId}/inspections/${i.id}">Inspection of ${i.report!.inspectedOn}</a> (${typeWords(i.report!).toLowerCase()}${i.photos.length ? `, ${i.photos.length} photo(s)` : ""}): ${statusWords(i)}</li>`)}</ul>` : html`<p>No inspections recorded yet.</p>`}
+${reports.length ? html`<ul class="cards">${reports.map((i) => html`<li><a href="/app/sites/${siteId}/inspections/${i.id}">Inspection of <span class="nowrap">${i.report!.inspectedOn}</span></a> (${typeWords(i.report!).toLowerCase()}${i.photos.length ? `, ${i.photos.length} photo(s)` : ""}): ${statusWords(i)}</li>`)}</ul>` : html`<p>No inspections recorded yet.</p>`}
 <h3>Open corrective actions</h3>
 ${open.length ? html`<ul class="cards">${open.map((c) => correctiveItem(siteId, c, token, writable, today))}</ul>` : html`<p>None open.</p>`}</section>`;
 }

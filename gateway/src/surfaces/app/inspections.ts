@@ -16,9 +16,11 @@ import { answerOfSnapshot, todayOf, who, type SitesClient } from "./site-records
 import { CERTIFICATION } from "./inspections-view.js";
 import { correctiveChoice, dueOf, type CorrectiveChoice } from "./corrective-choice.js";
 import { inspectionPage, newInspectionForm } from "./inspection-page.js";
+import { openSiteForm, sendClosed, sendPage, sitePost } from "./site-pages.js";
 import { keepPhotos, photoErrors, photoRoutes, photosOf, type SentPhoto } from "./photos.js";
 
 const HTML = "text/html; charset=utf-8";
+const NEW_TITLE = "Record an inspection";
 
 export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
   const sites: SitesClient = deps.clients.sites;
@@ -81,26 +83,17 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     return reply.code(status).type(HTML).send(page(chromeOf(r, token, `Inspection of ${shown.report!.inspectedOn}`), body));
   }
 
-  app.get("/app/sites/:id/inspections/new", { preHandler: requireWritable }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const { site } = await sites.getSite({ ...who(r), siteId: id }); // NotFound for another account's site
+  openSiteForm(app, sites, "/app/sites/:id/inspections/new", NEW_TITLE, async (site, token, r) => {
     const today = todayOf(deps);
-    const token = reply.generateCsrf();
-    return reply.type(HTML).send(page(chromeOf(r, token, "Record an inspection"), newInspectionForm(id, site!.details!.name, token, await choiceFor(r, id, today), { inspected_on: today, type: "routine" })));
+    return newInspectionForm(site.id, site.details!.name, token, await choiceFor(r, site.id, today), { inspected_on: today, type: "routine" });
   });
 
   app.post("/app/sites/:id/inspections", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
-    const r = req as SignedIn;
-    const { id } = req.params as { id: string };
-    const form = formOf(req);
+    const { r, id, site, form } = await sitePost(sites, req);
+    if (site.closedOn) return sendClosed(r, reply, site, NEW_TITLE);
     const photos = await photosOf(req);
-    const { site } = await sites.getSite({ ...who(r), siteId: id });
     const choice = await choiceFor(r, id, form.inspected_on ?? "");
-    const refuse = (errors: FieldErrors) => {
-      const token = reply.generateCsrf();
-      return reply.code(400).type(HTML).send(page(chromeOf(r, token, "Record an inspection"), newInspectionForm(id, site!.details!.name, token, choice, form, errors)));
-    };
+    const refuse = (errors: FieldErrors) => sendPage(r, reply, NEW_TITLE, (token) => newInspectionForm(id, site.details!.name, token, choice, form, errors), 400);
     const errors = precheck(form, choice, photos, 0, new Set());
     if (errors.size) return refuse(errors);
     let inspection;

@@ -7,11 +7,53 @@ import type { SiteDetails } from "@permits/proto/sites/v1/sites";
 import type { AppDeps } from "../../deps.js";
 import { parseSite } from "../stormwater/routes.js";
 import { html, type Html } from "./html.js";
-import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors } from "./form.js";
+import { ViolationReason } from "@permits/rules";
+import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors, type FieldWords } from "./form.js";
 
-/** The SiteInput fields the form carries, under document 1's names. */
-const SITE_INPUT_FIELDS = ["state", "activity", "acres", "maxDisturbedAcresAtOneTime", "partOfLargerPlan", "dischargesToImpairedWater", "dischargesToTier2Water", "aridClimate", "onTribalLand", "federalFacility", "startDate", "endDate"] as const;
 const TRI_STATE = [["", "Not checked yet"], ["yes", "Yes"], ["no", "No"]] as const;
+
+type Kind = "code" | "choice" | "acres" | "date";
+/** The SiteInput fields the form carries, under document 1's names: each one's label, and what kind of answer it takes. */
+const SITE_INPUT: Record<string, { label: string; kind: Kind }> = {
+  state: { label: "State (two letters, e.g. TX)", kind: "code" },
+  activity: { label: "Activity", kind: "choice" },
+  acres: { label: "Total acres disturbed over the whole project", kind: "acres" },
+  maxDisturbedAcresAtOneTime: { label: "Most acres open at any one time", kind: "acres" },
+  partOfLargerPlan: { label: "Part of a larger common plan of development or sale", kind: "choice" },
+  dischargesToImpairedWater: { label: "Does it drain to a water impaired for sediment or nutrients?", kind: "choice" },
+  dischargesToTier2Water: { label: "Does it drain to a Tier 2, 2.5 or 3 water?", kind: "choice" },
+  aridClimate: { label: "Arid, semi-arid or drought-stricken area", kind: "choice" },
+  onTribalLand: { label: "On tribal land (Indian country)", kind: "choice" },
+  federalFacility: { label: "A federal facility", kind: "choice" },
+  startDate: { label: "Start date", kind: "date" },
+  endDate: { label: "End date", kind: "date" },
+};
+const SITE_INPUT_FIELDS = Object.keys(SITE_INPUT);
+const label = (name: string) => SITE_INPUT[name].label;
+
+/** What a refused answer to a field of each kind needs, in the form's words (`typed`: what was typed). */
+const WRONG: Record<Kind, (typed: string) => string> = {
+  code: (typed) => `“${typed}” is not a US state, territory or DC code.`,
+  choice: () => "choose one of the answers offered.",
+  acres: (typed) => `give a number of acres, 0 or more, e.g. 4.5${typed && !Number.isFinite(Number(typed)) ? ` (“${typed}” is not a number)` : ""}.`,
+  date: () => "give a real date.",
+};
+
+/**
+ * The form's own words for the parser's and the services' refusals of the SiteInput fields, by
+ * field name and reason (their own words name the API's fields, and stay the API's). The one
+ * refusal of a good number, the most acres open at once above the total, says so.
+ */
+function siteInputWords(typed: Record<string, string>): FieldWords {
+  return (name, v) => {
+    const field = SITE_INPUT[name];
+    if (!field) return undefined;
+    if (v.reason === ViolationReason.MISSING) return `${field.label}: the permit answer needs this.`;
+    const value = (typed[name] ?? "").trim();
+    if (name === "maxDisturbedAcresAtOneTime" && value !== "" && Number(value) >= 0) return `${field.label}: this cannot be more than the total acres disturbed.`;
+    return `${field.label}: ${WRONG[field.kind](value)}`;
+  };
+}
 
 export interface SiteFormView {
   heading: string;
@@ -36,18 +78,18 @@ ${input({ name: "address", label: "Address or directions to the site", required:
 ${input({ name: "operator_name", label: "Operator", hint: "The company or person in control of the work (it goes in the plan).", required: true, maxlength: 200 }, values, errors)}
 </fieldset>
 <fieldset><legend>What the permit answer needs</legend>
-${input({ name: "state", label: "State (two letters, e.g. TX)", required: true, maxlength: 2 }, values, errors)}
-${select({ name: "activity", label: "Activity", required: true, options: [["", "Choose one"], ["construction", "Construction"], ["industrial", "Industrial"]] }, values, errors)}
-${input({ name: "acres", label: "Total acres disturbed over the whole project", type: "number", step: "any", required: true }, values, errors)}
-${input({ name: "maxDisturbedAcresAtOneTime", label: "Most acres open at any one time", hint: "Leave blank if the whole site is open at once.", type: "number", step: "any" }, values, errors)}
-${checkbox({ name: "partOfLargerPlan", label: "Part of a larger common plan of development or sale" }, values, errors)}
-${select({ name: "dischargesToImpairedWater", label: "Does it drain to a water impaired for sediment or nutrients?", options: TRI_STATE }, values, errors)}
-${select({ name: "dischargesToTier2Water", label: "Does it drain to a Tier 2, 2.5 or 3 water?", options: TRI_STATE }, values, errors)}
-${checkbox({ name: "aridClimate", label: "Arid, semi-arid or drought-stricken area" }, values, errors)}
-${checkbox({ name: "onTribalLand", label: "On tribal land (Indian country)" }, values, errors)}
-${checkbox({ name: "federalFacility", label: "A federal facility" }, values, errors)}
-${input({ name: "startDate", label: "Start date", type: "date" }, values, errors)}
-${input({ name: "endDate", label: "End date", type: "date" }, values, errors)}
+${input({ name: "state", label: label("state"), required: true, maxlength: 2 }, values, errors)}
+${select({ name: "activity", label: label("activity"), required: true, options: [["", "Choose one"], ["construction", "Construction"], ["industrial", "Industrial"]] }, values, errors)}
+${input({ name: "acres", label: label("acres"), type: "number", step: "any", required: true }, values, errors)}
+${input({ name: "maxDisturbedAcresAtOneTime", label: label("maxDisturbedAcresAtOneTime"), hint: "Leave blank if the whole site is open at once.", type: "number", step: "any" }, values, errors)}
+${checkbox({ name: "partOfLargerPlan", label: label("partOfLargerPlan") }, values, errors)}
+${select({ name: "dischargesToImpairedWater", label: label("dischargesToImpairedWater"), options: TRI_STATE }, values, errors)}
+${select({ name: "dischargesToTier2Water", label: label("dischargesToTier2Water"), options: TRI_STATE }, values, errors)}
+${checkbox({ name: "aridClimate", label: label("aridClimate") }, values, errors)}
+${checkbox({ name: "onTribalLand", label: label("onTribalLand") }, values, errors)}
+${checkbox({ name: "federalFacility", label: label("federalFacility") }, values, errors)}
+${input({ name: "startDate", label: label("startDate"), type: "date" }, values, errors)}
+${input({ name: "endDate", label: label("endDate"), type: "date" }, values, errors)}
 </fieldset>
 <p class="actions"><button type="submit">${view.submit}</button>${view.cancel ? html` <a class="button secondary" href="${view.cancel.href}">${view.cancel.words}</a>` : ""}</p>
 </form>`;
@@ -93,6 +135,8 @@ export interface ReadSite {
   operator: string;
   /** The SiteInput as the parser gives it to the stormwater service. */
   input: ReturnType<typeof parseSite>;
+  /** The SiteInput fields as typed, for the words of a refusal. */
+  typed: Record<string, string>;
 }
 
 /** The form's site, or every error found in it (the parser's and the missing names together). */
@@ -110,20 +154,20 @@ export function readSiteForm(form: Record<string, string>): { site: ReadSite } |
   try {
     input = parseSite(inputText, "query");
   } catch (err) {
-    const found = fieldErrorsOf(err, formName);
+    const found = fieldErrorsOf(err, formName, siteInputWords(inputText));
     if (!found) throw err;
     for (const [k, v] of found) errors.set(k, v);
   }
   if (errors.size || !input) return { errors };
-  return { site: { name, address, operator, input } };
+  return { site: { name, address, operator, input, typed: inputText } };
 }
 
 /** Runs a step that may refuse the form's values (a service's InvalidArgument): its errors by field, else its result. */
-export async function refusedOr<T>(step: () => Promise<T>, rename: (field: string) => string = formName): Promise<{ ok: T } | { errors: FieldErrors }> {
+export async function refusedOr<T>(step: () => Promise<T>, rename: (field: string) => string = formName, words: FieldWords = siteInputWords({})): Promise<{ ok: T } | { errors: FieldErrors }> {
   try {
     return { ok: await step() };
   } catch (err) {
-    const found = fieldErrorsOf(err, rename);
+    const found = fieldErrorsOf(err, rename, words);
     if (found) return { errors: found };
     throw err;
   }
@@ -131,5 +175,5 @@ export async function refusedOr<T>(step: () => Promise<T>, rename: (field: strin
 
 /** The stormwater answer for the form's site: the same service POST /api/v1/determine asks. */
 export function determineSite(deps: AppDeps, site: ReadSite) {
-  return refusedOr(async () => (await deps.clients.stormwater.determine({ site: site.input })).determination!);
+  return refusedOr(async () => (await deps.clients.stormwater.determine({ site: site.input })).determination!, formName, siteInputWords(site.typed));
 }

@@ -11,8 +11,7 @@ export function backLink(siteId: string, name: string): Html {
   return html`<p><a href="/app/sites/${siteId}">← ${name}</a></p>`;
 }
 
-export function sendPage(r: SignedIn, reply: FastifyReply, title: string, body: (token: string) => Html, status = 200) {
-  const token = reply.generateCsrf();
+export function sendPage(r: SignedIn, reply: FastifyReply, title: string, body: (token: string) => Html, status = 200, token = reply.generateCsrf()) {
   return reply.code(status).type("text/html; charset=utf-8").send(page(chromeOf(r, token, title), body(token)));
 }
 
@@ -29,15 +28,18 @@ export function sendClosed(r: SignedIn, reply: FastifyReply, site: Site, title: 
 }
 
 /**
- * GET of a form that changes an open site: the account's site (another account's is NotFound), the
- * form drawn from it, or, once the site is closed, `whenClosed` (by default the closed notice).
+ * GET of a form that changes an open site (every such form is drawn through here): the account's
+ * site (another account's is NotFound), the form drawn from it, or, once the site is closed,
+ * `whenClosed` (by default the closed notice) with 409.
  */
-export function openSiteForm(app: FastifyInstance, sites: SitesClient, url: string, title: string, form: (site: Site, token: string) => Html, whenClosed?: (site: Site) => Html): void {
+export function openSiteForm(app: FastifyInstance, sites: SitesClient, url: string, title: string, form: (site: Site, token: string, r: SignedIn) => Html | Promise<Html>, whenClosed?: (site: Site) => Html): void {
   app.get(url, { preHandler: requireWritable }, async (req, reply) => {
     const r = req as SignedIn;
     const { site } = await sites.getSite({ ...who(r), siteId: (req.params as { id: string }).id });
-    if (!site!.closedOn) return sendPage(r, reply, title, (token) => form(site!, token));
-    return whenClosed ? sendPage(r, reply, title, () => whenClosed(site!), 409) : sendClosed(r, reply, site!, title);
+    if (site!.closedOn) return whenClosed ? sendPage(r, reply, title, () => whenClosed(site!), 409) : sendClosed(r, reply, site!, title);
+    const token = reply.generateCsrf();
+    const body = await form(site!, token, r);
+    return sendPage(r, reply, title, () => body, 200, token);
   });
 }
 
