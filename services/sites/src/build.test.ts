@@ -40,6 +40,7 @@ const state = () => ({
 const env = { STATE_DIR: stateDir, WEBHOOK_ALLOW_PRIVATE: "1" };
 const built = await build({ env, logger: createLogger("probe", { level: "silent" }), clock: systemClock });
 const caller = { accountId: "a", actor: "probe" };
+const cited = (await built.impl.listCitedDatasetVersions(create(sites.ListCitedDatasetVersionsRequestSchema, {}))).datasetVersions;
 const before = state();
 const listed = await built.impl.listSites(create(sites.ListSitesRequestSchema, caller));
 const firstCall = state();
@@ -50,7 +51,7 @@ for (let i = 0; i < 100 && attempts.length === 0; i++) {
   await new Promise((r) => setTimeout(r, 50));
   ({ attempts } = await built.impl.listWebhookAttempts(create(sites.ListWebhookAttemptsRequestSchema, { ...caller, endpointId: endpoint.id })));
 }
-console.log(JSON.stringify({ before, firstCall, sites: listed.sites.length, delivered: state(), attempts: attempts.map((a) => a.error) }));
+console.log(JSON.stringify({ cited, before, firstCall, sites: listed.sites.length, delivered: state(), attempts: attempts.map((a) => a.error) }));
 await built.close();
 `;
 
@@ -63,6 +64,8 @@ describe("build", () => {
       expect(run.status, run.stderr).toBe(0);
       const nothing = { sqlite: false, file: false, signing: false, addressChecks: false, zip: false, http: false, undici: false, http2: false };
       expect(JSON.parse(run.stdout)).toEqual({
+        // The gateway's start-up rules check, over no database: answered without creating one.
+        cited: [],
         before: nothing,
         // The database only: signing, the address checks, HTTP and the ZIP writer wait for their first use.
         firstCall: { ...nothing, sqlite: true, file: true },
@@ -71,6 +74,36 @@ describe("build", () => {
         delivered: { ...nothing, sqlite: true, file: true, signing: true, addressChecks: true, http: true },
         attempts: ["The connection was refused."],
       });
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+
+  it("opens at start, with no call, an embedded file that already holds records (deliveries and the sweep resume)", () => {
+    const stateDir = mkdtempSync(path.join(tmpdir(), "sites-resume-"));
+    const reopen = `
+const [dist, stateDir] = process.argv.slice(1);
+const { manifest } = await import(dist + "/manifest.js");
+const { createLogger, systemClock } = await import("@permits/runtime");
+const build = await manifest.load();
+const ctx = { env: { STATE_DIR: stateDir }, logger: createLogger("probe", { level: "silent" }), clock: systemClock };
+const opened = () => process.moduleLoadList.includes("NativeModule sqlite");
+if (process.argv[3] === "create") {
+  const built = await build(ctx);
+  await built.impl.listSites({ accountId: "a", actor: "probe" });
+  await built.close();
+} else {
+  const built = await build(ctx);
+  for (let i = 0; i < 100 && !opened(); i++) await new Promise((r) => setTimeout(r, 20));
+  console.log(JSON.stringify({ opened: opened() }));
+  await built.close();
+}`;
+    const probe = (...args: string[]) => spawnSync(process.execPath, ["--no-warnings", "--input-type=module", "-e", reopen, DIST, stateDir, ...args], { encoding: "utf8", cwd: path.resolve(DIST, "..") });
+    try {
+      expect(probe("create").status).toBe(0);
+      const run = probe();
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ opened: true });
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

@@ -1,7 +1,10 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { type BuildContext, type BuiltService, positiveInt, readEnv, str } from "@permits/runtime";
 import { SitesService } from "@permits/proto/sites/v1/sites";
 import { readSqlBackend, type SqliteSync } from "@permits/state/sql";
+import { SITES_DB_FILE } from "./db/file.js";
 import type { SitesDatabase } from "./db/open.js";
 import { type RunningWebhooks, WEBHOOK_ENV } from "./webhooks/env.js";
 
@@ -15,7 +18,11 @@ type Impl = ServiceImpl<typeof SitesService>;
 /**
  * The sites service: PostgreSQL when DATABASE_URL is set, else STATE_DIR/sites.sqlite. Embedded,
  * nothing of it (Kysely, pg, node:sqlite, the handlers) loads before its first call; standalone
- * (main.ts) it opens at start, so a bad database stops the process there.
+ * (main.ts) it opens at start, so a bad database stops the process there. An embedded gateway
+ * restarted over a file that already holds records opens it at start too, in the background, so the
+ * webhook deliveries and the deadline sweep resume without waiting for someone to use the app; over
+ * none, the gateway's start-up rules check is answered without creating one (no records cite any
+ * dataset version), so a deployment that never uses the app never pays for it.
  */
 export async function build(ctx: BuildContext, options: BuildOptions = {}): Promise<BuiltService<typeof SitesService>> {
   const where = readSqlBackend(ctx.env);
@@ -39,10 +46,15 @@ export async function build(ctx: BuildContext, options: BuildOptions = {}): Prom
       ctx.logger.error({ err: e instanceof Error ? e.message : String(e) }, "sites: cannot open the database");
       throw e;
     }));
+  const embeddedFile = where.databaseUrl ? undefined : path.join(where.stateDir, SITES_DB_FILE);
+  const holdsNothingYet = () => loading === undefined && embeddedFile !== undefined && !existsSync(embeddedFile);
   if (options.eager) await load();
+  else if (embeddedFile !== undefined && existsSync(embeddedFile)) void load().catch(() => {}); // logged by load; retried by the next call
   const impl = Object.fromEntries(
     Object.values(SitesService.method).map((m) => [m.localName, async (req: never, call: never) => (await loadOrUnavailable(load)).impl[m.localName as keyof Impl](req, call)]),
   ) as unknown as Impl;
+  const cited = impl.listCitedDatasetVersions;
+  impl.listCitedDatasetVersions = async (req, call) => (holdsNothingYet() ? { datasetVersions: [] } : cited(req, call));
   return {
     service: SitesService,
     impl,
