@@ -25,7 +25,7 @@ const read = (rel: string) => readFileSync(path.join(repoRoot, rel), "utf8");
 
 const SERVICE_NAMES = SERVICES.map((s) => s.name);
 const APP_ROLES = [GATEWAY.name, ...SERVICE_NAMES];
-const URL_VARS = [...SERVICE_NAMES.map(urlVariable), "REDIS_URL"];
+const URL_VARS = SERVICE_NAMES.map(urlVariable);
 
 type Service = {
   image?: string;
@@ -144,7 +144,7 @@ describe("docker-compose.yml", () => {
     expect(new Set(ports).size).toBe(ports.length);
   });
 
-  it("replicates the gateway and wires every service URL and Redis", () => {
+  it("replicates the gateway and wires every service URL, and no Redis (it keeps no state; Redis would only join its /readyz)", () => {
     const gw = services.gateway;
     expect(Number(gw.deploy?.replicas)).toBeGreaterThanOrEqual(2);
     expect(gw.ports ?? [], "replicated gateway must not publish a fixed host port").toEqual([]);
@@ -156,19 +156,19 @@ describe("docker-compose.yml", () => {
       const url = new URL(e[v]);
       const host = url.hostname;
       expect(Object.keys(services), `${v} host ${host} is not a compose service`).toContain(host);
-      const expectedPort = v === "REDIS_URL" ? "6379" : env(services[host]).PORT;
-      expect(url.port || (url.protocol === "redis:" ? "6379" : "80"), `${v} port`).toBe(expectedPort);
-      if (v !== "REDIS_URL") expect(url.protocol).toBe("http:");
-      else expect(host).toBe("redis");
+      expect(url.port || "80", `${v} port`).toBe(env(services[host]).PORT);
+      expect(url.protocol).toBe("http:");
     }
-    for (const s of ["ratelimit", "entitlement"]) expect(env(services[s]).REDIS_URL).toBe(e.REDIS_URL);
+    expect(e, "the gateway's REDIS_URL would only add Redis to its /readyz").not.toHaveProperty("REDIS_URL");
+    for (const s of ["ratelimit", "entitlement"]) expect(env(services[s]).REDIS_URL).toBe("redis://redis:6379");
     expect(e.TRUST_PROXY, "gateway TRUST_PROXY").toBeTruthy();
   });
 
   it("starts the gateway only after healthy dependencies", () => {
     const deps = services.gateway.depends_on;
     expect(deps && !Array.isArray(deps)).toBe(true);
-    for (const d of ["redis", ...SERVICE_NAMES]) {
+    expect(deps).not.toHaveProperty("redis");
+    for (const d of SERVICE_NAMES) {
       expect((deps as Record<string, { condition?: string }>)[d]?.condition, `gateway -> ${d}`).toBe(
         "service_healthy",
       );
