@@ -112,13 +112,19 @@ describe("rain entered by hand", () => {
     expect(blank.body).toContain('value="lots"');
     // The summary above the form links each problem to its field.
     expect(blank.body).toContain('<li><a href="#inches">Give the rain as a number of inches, e.g. 0.3.</a></li>');
-    // The service's refusals land beside their fields too: a date not yet come, more rain than any day's record.
+    // The service's refusals land beside their fields too, in the form's words (its labels, never the API's field names):
+    // a date not yet come, more rain than any day's record, less than none.
     const future = await v.post(`${at}/rain-events`, { occurred_on: "2026-11-29", inches: "1", measured_by: "forecast" });
     expect(future.statusCode).toBe(400);
-    expect(future.body).toContain('<span class="field-error" id="occurred_on-error">The rain date (2026-11-29) must not be after today (2026-11-28).</span>');
+    expect(future.body).toContain('<span class="field-error" id="occurred_on-error">Date of the rain: give a real date, today or before.</span>');
     const record = await v.post(`${at}/rain-events`, { occurred_on: "2026-11-27", inches: "60", measured_by: "gauge" });
     expect(record.statusCode).toBe(400);
-    expect(record.body).toMatch(/<span class="field-error" id="inches-error">inches must be a number from 0 to \d+ \(got 60\)<\/span>/);
+    expect(record.body).toContain(`<span class="field-error" id="inches-error">Rain (inches): 60 inches is more than this service takes for one day; check the amount (the day&#39;s total, e.g. 0.3).</span>`);
+    const below = await v.post(`${at}/rain-events`, { occurred_on: "2026-11-27", inches: "-1", measured_by: "x".repeat(201) });
+    expect(below.statusCode).toBe(400);
+    expect(below.body).toContain('<li><a href="#inches">Rain (inches): give 0 or more, e.g. 0.3.</a></li>');
+    expect(below.body).toContain('<li><a href="#measured_by">How it was measured: keep it to 200 characters of plain text.</a></li>');
+    for (const refused of [future, record, below]) expect(refused.body).not.toMatch(/occurredOn|measuredBy|must be a number/);
     expect((await v.get(at)).body).toContain("No rain entered yet.");
   }, 60_000);
 });
@@ -147,6 +153,7 @@ describe("editing a site", () => {
     // One way to record an inspection on the page, with the other things done on site.
     expect(page.split(">Record an inspection</a>")).toHaveLength(2);
     expect(page).toContain(`<a class="button" href="${at}/inspections/new">Record an inspection</a> <a class="button secondary" href="${at}/rain-events/new">Enter rain</a>`);
+    expect(page.split(">Enter rain</a>")).toHaveLength(2);
     expect(page).toContain("Version 1 was made from an earlier answer for this site");
     // The frequency chosen is still one the permit offers: kept.
     expect(page).toMatch(/value="inspection\.frequency\.option1" checked/);

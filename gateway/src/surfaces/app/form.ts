@@ -11,6 +11,23 @@ export type FieldErrors = Map<string, string[]>;
 /** A refused field's words on a form, by its form name and the refusal; undefined keeps the refusal's own words. */
 export type FieldWords = (name: string, v: Pick<FieldViolation, "reason">) => string | undefined;
 
+/** A form's field as its refusals are worded: its label, and what a refused answer needs (`typed`: what was typed, trimmed). */
+export interface WordedField {
+  label: string;
+  needs: (typed: string, reason: ViolationReason) => string;
+}
+
+/**
+ * A form's own words for the refusals of its fields, "Label: what it needs.", by form name: a
+ * parser's or a service's own words name the API's fields, and stay the API's.
+ */
+export function labelledWords(fields: Record<string, WordedField>, typed: Record<string, string>): FieldWords {
+  return (name, v) => {
+    const field = fields[name];
+    return field ? `${field.label}: ${field.needs((typed[name] ?? "").trim(), v.reason)}` : undefined;
+  };
+}
+
 /**
  * A field's errors, by the field's form name (a service's "details.input.state" is "state"), in
  * the form's `words` where it has them: the API's words name its own fields, a form has labels.

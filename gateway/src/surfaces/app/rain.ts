@@ -8,13 +8,23 @@ import type { Schedule } from "@permits/swppp";
 import type { AppDeps } from "../../deps.js";
 import { html, type Html } from "./html.js";
 import { requireWritable } from "./context.js";
-import { csrfField, errorSummary, input, type FieldErrors } from "./form.js";
+import { csrfField, errorSummary, input, labelledWords, type FieldErrors, type WordedField } from "./form.js";
+import { ViolationReason } from "@permits/rules";
 import { refusedOr } from "./site-form.js";
 import { basisView } from "./schedule-view.js";
 import { backLink, openSiteForm, sendClosed, sendPage, sitePost } from "./site-pages.js";
 import { todayOf } from "./site-records.js";
 
 const FIELD_OF: Record<string, string> = { occurredOn: "occurred_on", inches: "inches", measuredBy: "measured_by" };
+/** How it was measured: the most characters the sites service keeps. */
+const MEASURED_BY_MAX = 200;
+
+/** The form's fields: each one's label, and, in the form's words, what a refused answer needs. */
+const RAIN_FIELDS = {
+  occurred_on: { label: "Date of the rain", needs: () => "give a real date, today or before." },
+  inches: { label: "Rain (inches)", needs: (typed) => (Number(typed) < 0 ? "give 0 or more, e.g. 0.3." : `${typed} inches is more than this service takes for one day; check the amount (the day's total, e.g. 0.3).`) },
+  measured_by: { label: "How it was measured", needs: (_, reason) => (reason === ViolationReason.MISSING ? "say how the rain was measured." : `keep it to ${MEASURED_BY_MAX} characters of plain text.`) },
+} satisfies Record<string, WordedField>;
 
 function rainForm(siteId: string, siteName: string, token: string, values: Record<string, string>, errors?: FieldErrors): Html {
   return html`${backLink(siteId, siteName)}
@@ -23,9 +33,9 @@ function rainForm(siteId: string, siteName: string, token: string, values: Recor
 ${errorSummary(errors)}
 <form method="post" action="/app/sites/${siteId}/rain-events" novalidate>
 ${csrfField(token)}
-${input({ name: "occurred_on", label: "Date of the rain", type: "date", required: true }, values, errors)}
-${input({ name: "inches", label: "Rain (inches)", hint: "The total for the day, e.g. 0.3.", type: "number", step: "0.01", required: true }, values, errors)}
-${input({ name: "measured_by", label: "How it was measured", hint: "e.g. rain gauge on site, or the name of the weather station.", required: true, maxlength: 200 }, values, errors)}
+${input({ name: "occurred_on", label: RAIN_FIELDS.occurred_on.label, type: "date", required: true }, values, errors)}
+${input({ name: "inches", label: RAIN_FIELDS.inches.label, hint: "The total for the day, e.g. 0.3.", type: "number", step: "0.01", required: true }, values, errors)}
+${input({ name: "measured_by", label: RAIN_FIELDS.measured_by.label, hint: "e.g. rain gauge on site, or the name of the weather station.", required: true, maxlength: MEASURED_BY_MAX }, values, errors)}
 <p class="actions"><button type="submit">Save the rain</button> <a class="button secondary" href="/app/sites/${siteId}#rain">Cancel</a></p>
 </form>`;
 }
@@ -51,11 +61,11 @@ function triggerWords(s: Schedule, choosing: boolean): Html {
   return html`<p>This service holds no rain amount that calls for an extra inspection under the schedule you follow. If your permit sets one, follow your permit.</p>`;
 }
 
-export function rainSection(siteId: string, rain: readonly RainEvent[], schedule: Schedule, writable: boolean, choosing: boolean): Html {
+/** The Rain section of the site's page (its "Enter rain" is at the top of the page, with "Record an inspection"). */
+export function rainSection(rain: readonly RainEvent[], schedule: Schedule, choosing: boolean): Html {
   const newest = [...rain].reverse();
   return html`<section aria-labelledby="rain"><h2 id="rain">Rain</h2>
 ${triggerWords(schedule, choosing)}
-${writable ? html`<p><a class="button secondary" href="/app/sites/${siteId}/rain-events/new">Enter rain</a></p>` : ""}
 ${newest.length
     ? html`<table class="stack"><caption class="visually-hidden">Rain entered for this site, newest first</caption><thead><tr><th scope="col">Date</th><th scope="col">Rain</th><th scope="col">How it was measured</th></tr></thead><tbody>
 ${newest.map((e) => html`<tr><td data-label="Date"><span class="nowrap">${e.occurredOn}</span></td><td data-label="Rain">${e.inches} in.</td><td data-label="How it was measured">${e.measuredBy}</td></tr>`)}
@@ -74,7 +84,7 @@ export function rainRoutes(app: FastifyInstance, deps: AppDeps): void {
     const refuse = (errors: FieldErrors) => sendPage(r, reply, "Enter rain", (token) => rainForm(id, site.details!.name, token, form, errors), 400);
     const rain = readRain(form);
     if (rain instanceof Map) return refuse(rain);
-    const added = await refusedOr(() => sites.addRainEvent({ ...w, ...rain }), (f) => FIELD_OF[f] ?? f);
+    const added = await refusedOr(() => sites.addRainEvent({ ...w, ...rain }), (f) => FIELD_OF[f] ?? f, labelledWords(RAIN_FIELDS, form));
     if ("errors" in added) return refuse(added.errors);
     return reply.code(303).header("location", `/app/sites/${id}#rain`).send();
   });

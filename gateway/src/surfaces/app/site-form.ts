@@ -8,7 +8,7 @@ import type { AppDeps } from "../../deps.js";
 import { parseSite } from "../stormwater/routes.js";
 import { html, type Html } from "./html.js";
 import { ViolationReason } from "@permits/rules";
-import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, select, type FieldErrors, type FieldWords } from "./form.js";
+import { checkbox, csrfField, errorSummary, fieldErrorsOf, input, labelledWords, select, type FieldErrors, type FieldWords, type WordedField } from "./form.js";
 
 const TRI_STATE = [["", "Not checked yet"], ["yes", "Yes"], ["no", "No"]] as const;
 
@@ -40,19 +40,19 @@ const WRONG: Record<Kind, (typed: string) => string> = {
 };
 
 /**
- * The form's own words for the parser's and the services' refusals of the SiteInput fields, by
- * field name and reason (their own words name the API's fields, and stay the API's). The one
- * refusal of a good number, the most acres open at once above the total, says so.
+ * The form's own words for the parser's and the services' refusals of the SiteInput fields. The
+ * one refusal of a good number, the most acres open at once above the total, says so.
  */
 function siteInputWords(typed: Record<string, string>): FieldWords {
-  return (name, v) => {
-    const field = SITE_INPUT[name];
-    if (!field) return undefined;
-    if (v.reason === ViolationReason.MISSING) return `${field.label}: the permit answer needs this.`;
-    const value = (typed[name] ?? "").trim();
-    if (name === "maxDisturbedAcresAtOneTime" && value !== "" && Number(value) >= 0) return `${field.label}: this cannot be more than the total acres disturbed.`;
-    return `${field.label}: ${WRONG[field.kind](value)}`;
-  };
+  const fields = Object.fromEntries(Object.entries(SITE_INPUT).map(([name, { label, kind }]): [string, WordedField] => [name, {
+    label,
+    needs: (value, reason) => {
+      if (reason === ViolationReason.MISSING) return "the permit answer needs this.";
+      if (name === "maxDisturbedAcresAtOneTime" && value !== "" && Number(value) >= 0) return "this cannot be more than the total acres disturbed.";
+      return WRONG[kind](value);
+    },
+  }]));
+  return labelledWords(fields, typed);
 }
 
 export interface SiteFormView {

@@ -121,7 +121,7 @@ ${actions}
 ${rec.site.closedOn ? html`<section aria-labelledby="schedule"><h2 id="schedule">Inspection schedule</h2><p>The site is closed: the app counts no more inspections for it.</p></section>` : scheduleView(schedule, { choiceBelow: choosing })}
 ${frequencyForm(id, rec.determination, d.inspectionFrequency, token, writable)}
 ${inspectionsView(id, rec.inspections, open, token, writable, today)}
-${rainSection(id, rec.rainEvents, schedule, writable, choosing)}
+${rainSection(rec.rainEvents, schedule, choosing)}
 <section aria-labelledby="plans"><h2 id="plans">Plan document (SWPPP)</h2>
 <p>A draft stormwater pollution prevention plan built from this site's answer, in the sections of EPA's template. What the service cannot know is left as a marked blank for the preparer.</p>
 ${rec.plans.length ? planOutOfDate(rulesChanges) : ""}
