@@ -132,6 +132,8 @@ describe.each([
 
   const unavailable = (res: { statusCode: number; headers: Record<string, unknown>; body: string }) => {
     expect(res.statusCode).toBe(503);
+    // When to try again, as the JSON API's 503s say it (a second, unless the service says otherwise).
+    expect(res.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(res.body).toContain("<h1>Try again shortly</h1>");
     expect(res.body).toContain("A part of the service is not answering right now.");

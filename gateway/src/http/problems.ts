@@ -154,15 +154,19 @@ export function toProblem(err: unknown): Problem {
       return new Problem("upgrade_required", err.rawMessage);
     case Code.Unavailable:
     case Code.DeadlineExceeded: {
-      const retry = err.metadata.get("retry-after") ?? "1";
       return new Problem("internal", "A dependency is temporarily unavailable. Retry shortly; quote the request id.", {
         status: 503,
-        headers: { "retry-after": retry },
+        headers: { "retry-after": retryAfterOf(err) },
       });
     }
     default:
       return new Problem("internal", "An unexpected error occurred. It is safe to retry; quote the request id.");
   }
+}
+
+/** Retry-After of an answer to a dependency that is not answering: the service's own (its breaker's, say), else a second. */
+export function retryAfterOf(err: ConnectError): string {
+  return err.metadata.get("retry-after") ?? "1";
 }
 
 function fromBadRequest(err: ConnectError): Problem {

@@ -6,6 +6,7 @@ import { badRequestOf } from "@permits/rules";
 import { html, type Html } from "./html.js";
 import { page } from "./layout.js";
 import { ReadOnlyError, type AppRequest } from "./context.js";
+import { retryAfterOf } from "../../http/problems.js";
 
 const MB = 1024 * 1024;
 export const PHOTO_MAX_BYTES = 10 * MB;
@@ -20,6 +21,8 @@ interface Answer {
   status: number;
   title: string;
   words: Html;
+  /** Retry-After, on an answer to try again later: the same as the JSON API's. */
+  retryAfter?: string;
 }
 
 function answerFor(err: unknown): Answer {
@@ -55,7 +58,7 @@ function answerFor(err: unknown): Answer {
       return { status: 409, title: "Cannot be changed", words: html`<p>This record is signed or closed, and a signed record never changes. To correct a signed inspection report, amend it: the amendment is a new version with your reason, and the signed one stays as it was.</p>` };
     }
     if (e.code === Code.Unavailable || e.code === Code.DeadlineExceeded) {
-      return { status: 503, title: "Try again shortly", words: html`<p>A part of the service is not answering right now. Nothing is lost; try again in a minute.</p>` };
+      return { status: 503, title: "Try again shortly", words: html`<p>A part of the service is not answering right now. Nothing is lost; try again in a minute.</p>`, retryAfter: retryAfterOf(e) };
     }
   }
   const status = (err as FastifyError).statusCode;
@@ -67,9 +70,10 @@ function answerFor(err: unknown): Answer {
 
 export async function appErrorHandler(this: unknown, err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const unreadable = formsBeingRead.has(req) && (err as FastifyError | null)?.statusCode === undefined && (err as FastifyError | null)?.code === undefined;
-  const a = unreadable ? { status: 400, title: "Form not understood", words: FORM_NOT_UNDERSTOOD } : answerFor(err);
+  const a: Answer = unreadable ? { status: 400, title: "Form not understood", words: FORM_NOT_UNDERSTOOD } : answerFor(err);
   if (a.status >= 500 && a.status !== 503) req.log.error({ err }, "app page failed");
   const signedIn = (req as AppRequest).appSession !== undefined;
   const body = page({ title: a.title, signOutToken: signedIn ? reply.generateCsrf() : undefined }, html`<h1>${a.title}</h1>${a.words}<p class="muted">Reference: ${String(req.id)}</p>`);
+  if (a.retryAfter) reply.header("retry-after", a.retryAfter);
   return reply.code(a.status).type("text/html; charset=utf-8").send(body);
 }
