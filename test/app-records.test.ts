@@ -119,6 +119,33 @@ describe("the report's fields", () => {
   }, 60_000);
 });
 
+describe("a change sent from a page left open while the site was closed", () => {
+  it("is refused with the closed site's notice (since when, records kept until when), not the advice to amend", async () => {
+    const v = await signedIn();
+    const at = await newSite(v, "Closed behind a stale page");
+    const draft = (await record(v, at, FORM, [])).headers.location as string;
+    const done = (await record(v, at, FORM, [])).headers.location as string;
+    await signed(v, done);
+    await v.get(draft);
+    expect((await v.post(`${at}/close`, { closed_on: "2026-11-28", confirm: "yes" })).statusCode).toBe(303);
+    const refused = {
+      sign: await v.post(`${draft}/sign`, { signed_by: "Dana Ortiz", agree: "true" }),
+      draft: await v.postMultipart(draft, { ...FORM, notes: "changed" }, []),
+      amend: await v.postMultipart(`${done}/amendments`, { ...FORM, reason: "typo" }, []),
+    };
+    for (const [what, res] of Object.entries(refused)) {
+      expect(res.statusCode, what).toBe(409);
+      expect(res.body, what).toContain("<strong>Closed on 2026-11-28</strong>");
+      expect(res.body, what).toContain("<strong>Records kept until 2029-11-28.</strong>");
+      expect(res.body, what).toContain("nothing can be added, edited or signed");
+      expect(res.body, what).not.toContain("amend it");
+    }
+    const kept = (await v.get(draft)).body;
+    expect(kept).toContain("crew briefed");
+    expect(kept).not.toContain("changed");
+  }, 60_000);
+});
+
 describe("photos on an amendment", () => {
   it("adds photos with the amendment's version; the signed original keeps its own; refusals beside the field save nothing", async () => {
     const v = await signedIn();

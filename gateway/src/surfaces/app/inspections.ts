@@ -16,7 +16,7 @@ import { answerOfSnapshot, todayOf, who, type SitesClient } from "./site-records
 import { CERTIFICATION } from "./inspections-view.js";
 import { correctiveChoice, dueOf, type CorrectiveChoice } from "./corrective-choice.js";
 import { inspectionPage, newInspectionForm } from "./inspection-page.js";
-import { openSiteForm, sendClosed, sendPage, sitePost } from "./site-pages.js";
+import { openSiteForm, refuseIfClosed, sendClosed, sendPage, sitePost } from "./site-pages.js";
 import { keepPhotos, photoErrors, photoRoutes, photosOf, type SentPhoto } from "./photos.js";
 
 const HTML = "text/html; charset=utf-8";
@@ -140,13 +140,16 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     return reply.code(303).header("location", `/app/sites/${id}/inspections/${n}`).send();
   }
 
-  app.post("/app/sites/:id/inspections/:n", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+  // A closed site's records cannot change: a stale page's change gets the closed notice.
+  const closedGuard = refuseIfClosed(sites, "Cannot be changed");
+
+  app.post("/app/sites/:id/inspections/:n", { preHandler: [requireWritable, app.csrfProtection, closedGuard] }, async (req, reply) => {
     const r = req as SignedIn;
     const { id, n } = req.params as { id: string; n: string };
     return change(r, reply, async (form) => (await sites.updateInspectionDraft({ ...who(r), siteId: id, inspectionId: n, report: reportOf(form) })).inspection!, false);
   });
 
-  app.post("/app/sites/:id/inspections/:n/sign", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+  app.post("/app/sites/:id/inspections/:n/sign", { preHandler: [requireWritable, app.csrfProtection, closedGuard] }, async (req, reply) => {
     const r = req as SignedIn;
     const { id, n } = req.params as { id: string; n: string };
     const form = formOf(req);
@@ -159,13 +162,13 @@ export function inspectionRoutes(app: FastifyInstance, deps: AppDeps): void {
     return reply.code(303).header("location", `/app/sites/${id}/inspections/${n}`).send();
   });
 
-  app.post("/app/sites/:id/inspections/:n/amendments", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+  app.post("/app/sites/:id/inspections/:n/amendments", { preHandler: [requireWritable, app.csrfProtection, closedGuard] }, async (req, reply) => {
     const r = req as SignedIn;
     const { id, n } = req.params as { id: string; n: string };
     return change(r, reply, async (form) => (await sites.amendInspection({ ...who(r), siteId: id, inspectionId: n, reason: (form.reason ?? "").trim(), report: reportOf(form) })).inspection!, true);
   });
 
-  app.post("/app/sites/:id/corrective-actions/:n/complete", { preHandler: [requireWritable, app.csrfProtection] }, async (req, reply) => {
+  app.post("/app/sites/:id/corrective-actions/:n/complete", { preHandler: [requireWritable, app.csrfProtection, closedGuard] }, async (req, reply) => {
     const r = req as SignedIn;
     const { id, n } = req.params as { id: string; n: string };
     const form = formOf(req);

@@ -28,6 +28,19 @@ export function sendClosed(r: SignedIn, reply: FastifyReply, site: Site, title: 
 }
 
 /**
+ * Before a POST that changes a record of a site (a stale page's, say): once the site is closed,
+ * its closed notice with 409 and nothing sent on. The sites service refuses too, but its refusal
+ * reads as a signed record's, whose advice (amend it) a closed site refuses as well.
+ */
+export function refuseIfClosed(sites: SitesClient, title: string) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const r = req as SignedIn;
+    const { site } = await sites.getSite({ ...who(r), siteId: (req.params as { id: string }).id });
+    if (site!.closedOn) return sendClosed(r, reply, site!, title);
+  };
+}
+
+/**
  * GET of a form that changes an open site (every such form is drawn through here): the account's
  * site (another account's is NotFound), the form drawn from it, or, once the site is closed,
  * `whenClosed` (by default the closed notice) with 409.
