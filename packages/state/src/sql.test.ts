@@ -91,3 +91,43 @@ describe("openSql", () => {
     }
   });
 });
+
+/** Opens one file at a given instant (argv: dist, file, epoch ms) and writes to it; prints ok or the error. */
+const RACER = `
+const { openSqliteFile } = await import(process.argv[1] + "/sqlite-dialect.js");
+const [file, at] = process.argv.slice(2);
+await new Promise((r) => setTimeout(r, Number(at) - Date.now() - 30));
+while (Date.now() < Number(at)); // the last moments spun, so the six start within a millisecond
+try {
+  const db = openSqliteFile(file);
+  db.exec("BEGIN IMMEDIATE; CREATE TABLE IF NOT EXISTS t (x); COMMIT");
+  db.close();
+  console.log("ok");
+} catch (e) {
+  console.log(e.message);
+}
+`;
+
+describe("openSqliteFile", () => {
+  it("opens one new file from six processes at once, every time: the switch to WAL waits out the race SQLite answers at once", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = mkdtempSync(path.join(tmpdir(), "state-sql-race-"));
+    const racer = (file: string, at: number) =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ["--no-warnings", "--input-type=module", "-e", RACER, DIST, file, String(at)], { cwd: path.resolve(DIST, "..") });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.on("close", () => resolve(out.trim()));
+      });
+    try {
+      for (let round = 0; round < 8; round++) {
+        const file = path.join(dir, `race-${round}.sqlite`);
+        const at = Date.now() + 400;
+        const results = await Promise.all(Array.from({ length: 6 }, () => racer(file, at)));
+        expect(results, `round ${round}`).toEqual(["ok", "ok", "ok", "ok", "ok", "ok"]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

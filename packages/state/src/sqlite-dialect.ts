@@ -32,10 +32,39 @@ export interface OpenSqliteOptions {
 
 /** Opens (creating) a database file in WAL mode. */
 export function openSqliteFile(file: string, options: OpenSqliteOptions = {}): DatabaseSync {
-  const db = new DatabaseSync(file, { timeout: options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS, enableForeignKeyConstraints: true });
-  db.exec("PRAGMA journal_mode = WAL");
+  const timeoutMs = options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
+  const db = new DatabaseSync(file, { timeout: timeoutMs, enableForeignKeyConstraints: true });
+  try {
+    switchToWal(db, timeoutMs);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
   db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
   return db;
+}
+
+const SQLITE_BUSY = 5;
+const WAL_RETRY_MS = 20;
+
+/**
+ * PRAGMA journal_mode = WAL, retried while another process holds the file. Processes opening a new
+ * file at once race for the lock that switch needs, and SQLite answers the loser "database is
+ * locked" at once, without its busy timeout (waiting could deadlock), so the wait is ours: short
+ * sleeps (this runs once per open, before any query) up to the same timeout.
+ */
+function switchToWal(db: DatabaseSync, timeoutMs: number): void {
+  const until = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { errcode?: number }).errcode !== SQLITE_BUSY || Date.now() >= until) throw e;
+      Atomics.wait(pause, 0, 0, WAL_RETRY_MS);
+    }
+  }
 }
 
 /** DatabaseSync behind the better-sqlite3-shaped interface Kysely's SqliteDialect calls. */
