@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Clock, Logger } from "@permits/runtime";
 import { resourceNotFound } from "@permits/rules";
-import type { Transaction } from "kysely";
+import type { ExpressionBuilder, Transaction } from "kysely";
 import { appendAudit, type AuditEntry } from "./audit.js";
 import type { DatabaseKind, DeterminationRow, SiteRow, SitesDb, SitesTables } from "./db/schema.js";
 import { Check, checkCaller, LIMITS } from "./validate.js";
@@ -39,6 +39,14 @@ export function timestamp(ctx: SitesContext): string {
 
 export function today(ctx: SitesContext): string {
   return timestamp(ctx).slice(0, 10);
+}
+
+/**
+ * The id of the latest saved answer of the site of `d` (an alias of determinations), as a subquery:
+ * for queries over many sites. "Latest" is the highest seq, here and in latestDetermination.
+ */
+export function latestDeterminationIdOf(eb: ExpressionBuilder<SitesTables & { d: DeterminationRow }, "d">) {
+  return eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.seq", "desc").limit(1);
 }
 
 /** The site's latest saved answer (the one its plan and records follow), or undefined. */

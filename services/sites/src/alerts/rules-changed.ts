@@ -11,7 +11,7 @@ import { Confidence, type FactChange, FactChangeKind, FactChangeSchema, type Fac
 import { RulesChangeSchema, type RulesChange, type SitesService } from "@permits/proto/sites/v1/sites";
 import { basisWordOf } from "@permits/rules";
 import { appendAudit } from "../audit.js";
-import { checkScoped, guard, readSite, type SitesContext, timestamp } from "../context.js";
+import { checkScoped, guard, latestDeterminationIdOf, readSite, type SitesContext, timestamp } from "../context.js";
 import type { SiteRulesChangeRow, SitesDb } from "../db/schema.js";
 import { recordEvent } from "../events/outbox.js";
 import { Check, LIMITS } from "../validate.js";
@@ -37,7 +37,7 @@ async function citedDeterminations(db: SitesDb): Promise<Cited[]> {
   const base = () =>
     db.selectFrom("determinations as d").innerJoin("sites as s", "s.id", "d.site_id").where("s.closed_on", "is", null).select(["d.id", "d.site_id", "s.account_id", "s.name", "d.dataset_version"]);
   const [latest, planned] = await Promise.all([
-    base().where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.seq", "desc").limit(1)).execute(),
+    base().where("d.id", "=", latestDeterminationIdOf).execute(),
     base().where("d.id", "=", (eb) => eb.selectFrom("plan_versions as p").select("p.determination_id").whereRef("p.site_id", "=", "d.site_id").orderBy("p.version", "desc").limit(1)).execute(),
   ]);
   const row = (latestOne: boolean) => (r: (typeof latest)[number]): Cited => ({ siteId: r.site_id, accountId: r.account_id, siteName: r.name, determinationId: r.id, datasetVersion: r.dataset_version, latest: latestOne });

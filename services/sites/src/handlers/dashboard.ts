@@ -3,7 +3,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { type DashboardSite, DashboardSiteSchema, type SitesService } from "@permits/proto/sites/v1/sites";
-import { guard, type SitesContext } from "../context.js";
+import { guard, latestDeterminationIdOf, type SitesContext } from "../context.js";
 import type { SiteRow, SitesDb } from "../db/schema.js";
 import { toDetermination, toInspection, toRainEvent, toSite } from "../convert.js";
 import { Check, checkCaller } from "../validate.js";
@@ -36,7 +36,7 @@ export async function sitesWithRecords(db: SitesDb, sites: readonly SiteRow[], a
       .selectFrom("determinations as d")
       .selectAll()
       .where("d.site_id", "in", ids)
-      .where("d.id", "=", (eb) => eb.selectFrom("determinations as l").select("l.id").whereRef("l.site_id", "=", "d.site_id").orderBy("l.seq", "desc").limit(1))
+      .where("d.id", "=", latestDeterminationIdOf)
       .execute(),
     db.selectFrom("inspections").selectAll().where("site_id", "in", ids).orderBy("inspected_on").orderBy("inspection_id").orderBy("version").execute(),
     db.selectFrom("rain_events").selectAll().where("site_id", "in", ids).orderBy("occurred_on").orderBy("recorded_at").orderBy("id").execute(),
